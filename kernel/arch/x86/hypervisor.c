@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Hypervisor identification and QEMU's fw_cfg interface.
+ *
+ * fw_cfg (QEMU docs/specs/fw_cfg.rst): write a 16-bit selector to port 0x510,
+ * read bytes from port 0x511.  Selector 0 returns "QEMU"; selector 0x19 the
+ * file directory: a big-endian 32-bit count, then 64-byte entries of
+ * big-endian size (32 bits), selector (16 bits), 16 reserved bits and a
+ * 56-byte name.  Ports are touched only after CPUID reports a hypervisor:
+ * on bare metal 0x510 may belong to an unrelated device.
+ */
+#include <hypervisor.h>
+#include <lib/string.h>
+#include <asm/instructions.h>
+
+#define CPUID_HYPERVISOR_BIT		(1u << 31)	/* CPUID.1:ECX */
+#define CPUID_HYPERVISOR_LEAF		0x40000000
+
+#define FW_CFG_SELECTOR_PORT		0x510
+#define FW_CFG_DATA_PORT		0x511
+#define FW_CFG_SIGNATURE		0x0000
+#define FW_CFG_FILE_DIRECTORY		0x0019
+#define FW_CFG_FILE_NAME_SIZE		56
+
+static struct hypervisor_info info;
+
+static void fw_cfg_select(uint16_t selector)
+{
+	outw(FW_CFG_SELECTOR_PORT, selector);
+}
+
+static void fw_cfg_read(void *buffer, size_t size)
+{
+	uint8_t *bytes = buffer;
+
+	for (size_t i = 0; i < size; i++)
+		bytes[i] = inb(FW_CFG_DATA_PORT);
+}
+
+static uint32_t big_endian_32(const uint8_t *bytes)
+{
+	return ((uint32_t)bytes[0] << 24) | ((uint32_t)bytes[1] << 16) |
+	       ((uint32_t)bytes[2] << 8) | bytes[3];
+}
+
+void hypervisor_detect(void)
+{
+	struct cpuid_result result = cpuid(1);
+	char signature[4];
+
+	info.cpuid_hypervisor_bit = (result.ecx & CPUID_HYPERVISOR_BIT) != 0;
+	if (!info.cpuid_hypervisor_bit)
+		return;
+
+	result = cpuid(CPUID_HYPERVISOR_LEAF);
+	memcpy(&info.signature[0], &result.ebx, 4);
+	memcpy(&info.signature[4], &result.ecx, 4);
+	memcpy(&info.signature[8], &result.edx, 4);
+	info.signature[12] = '\0';
+	info.tcg = strcmp(info.signature, "TCGTCGTCGTCG") == 0;
+
+	fw_cfg_select(FW_CFG_SIGNATURE);
+	fw_cfg_read(signature, sizeof(signature));
+	info.fw_cfg_present = memcmp(signature, "QEMU", 4) == 0;
+	info.qemu = info.fw_cfg_present &&
+		    (info.tcg || strncmp(info.signature, "KVMKVMKVM", 9) == 0);
+}
+
+const struct hypervisor_info *hypervisor_info(void)
+{
+	return &info;
+}
+
+bool running_under_qemu(void)
+{
+	return info.qemu;
+}
+
+long fw_cfg_read_file(const char *name, void *buffer, size_t size)
+{
+	uint8_t count_bytes[4];
+	uint32_t count;
+
+	if (!info.fw_cfg_present)
+		return -1;
+	fw_cfg_select(FW_CFG_FILE_DIRECTORY);
+	fw_cfg_read(count_bytes, sizeof(count_bytes));
+	count = big_endian_32(count_bytes);
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t entry[4 + 2 + 2 + FW_CFG_FILE_NAME_SIZE];
+		uint32_t file_size;
+		uint16_t selector;
+
+		fw_cfg_read(entry, sizeof(entry));
+		entry[sizeof(entry) - 1] = '\0';
+		if (strcmp((const char *)&entry[8], name) != 0)
+			continue;
+		file_size = big_endian_32(entry);
+		selector = (uint16_t)((entry[4] << 8) | entry[5]);
+		fw_cfg_select(selector);
+		fw_cfg_read(buffer, file_size < size ? file_size : size);
+		return file_size;
+	}
+	return -1;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_ASM_INSTRUCTIONS_H
+#define TRIGOS_ASM_INSTRUCTIONS_H
+/*
+ * Every special x86 instruction trigos uses, each as one static inline
+ * wrapper.  Nothing outside kernel/arch/x86 contains inline assembly; generic
+ * code reaches these through the arch hooks of the generic headers.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* --- Port I/O (SDM vol 1, 19) -------------------------------------------- */
+
+static inline void outb(uint16_t port, uint8_t value)
+{
+	asm volatile("outb %0, %1" : : "a"(value), "Nd"(port) : "memory");
+}
+
+static inline void outw(uint16_t port, uint16_t value)
+{
+	asm volatile("outw %0, %1" : : "a"(value), "Nd"(port) : "memory");
+}
+
+static inline void outl(uint16_t port, uint32_t value)
+{
+	asm volatile("outl %0, %1" : : "a"(value), "Nd"(port) : "memory");
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t value;
+
+	asm volatile("inb %1, %0" : "=a"(value) : "Nd"(port) : "memory");
+	return value;
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t value;
+
+	asm volatile("inw %1, %0" : "=a"(value) : "Nd"(port) : "memory");
+	return value;
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t value;
+
+	asm volatile("inl %1, %0" : "=a"(value) : "Nd"(port) : "memory");
+	return value;
+}
+
+/* Write a whole buffer to one port (debugcon takes a line in one go). */
+static inline void outsb(uint16_t port, const void *buffer, unsigned long count)
+{
+	asm volatile("rep outsb" : "+S"(buffer), "+c"(count) : "d"(port) : "memory");
+}
+
+/* --- CPUID and MSRs ------------------------------------------------------- */
+
+struct cpuid_result {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+static inline struct cpuid_result cpuid_count(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_result result;
+
+	asm volatile("cpuid"
+		     : "=a"(result.eax), "=b"(result.ebx), "=c"(result.ecx), "=d"(result.edx)
+		     : "a"(leaf), "c"(subleaf));
+	return result;
+}
+
+static inline struct cpuid_result cpuid(uint32_t leaf)
+{
+	return cpuid_count(leaf, 0);
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t low, high;
+
+	asm volatile("rdmsr" : "=a"(low), "=d"(high) : "c"(msr));
+	return ((uint64_t)high << 32) | low;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t value)
+{
+	asm volatile("wrmsr" : : "c"(msr), "a"((uint32_t)value), "d"((uint32_t)(value >> 32))
+		     : "memory");
+}
+
+/* --- Time stamp counter --------------------------------------------------- */
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t low, high;
+
+	asm volatile("rdtsc" : "=a"(low), "=d"(high));
+	return ((uint64_t)high << 32) | low;
+}
+
+/*
+ * RDTSCP waits for earlier instructions to finish before reading (SDM vol 2,
+ * RDTSCP), which makes it the right end mark of a timed region.
+ */
+static inline uint64_t rdtscp(uint32_t *processor_id)
+{
+	uint32_t low, high, aux;
+
+	asm volatile("rdtscp" : "=a"(low), "=d"(high), "=c"(aux));
+	if (processor_id)
+		*processor_id = aux;
+	return ((uint64_t)high << 32) | low;
+}
+
+/* --- Control registers and descriptor tables ----------------------------- */
+
+#define DEFINE_CONTROL_REGISTER_ACCESS(name)                                     \
+	static inline uint64_t read_##name(void)                                \
+	{                                                                       \
+		uint64_t value;                                                 \
+		asm volatile("mov %%" #name ", %0" : "=r"(value));              \
+		return value;                                                   \
+	}                                                                       \
+	static inline void write_##name(uint64_t value)                         \
+	{                                                                       \
+		asm volatile("mov %0, %%" #name : : "r"(value) : "memory");     \
+	}
+
+DEFINE_CONTROL_REGISTER_ACCESS(cr0)
+DEFINE_CONTROL_REGISTER_ACCESS(cr2)
+DEFINE_CONTROL_REGISTER_ACCESS(cr3)
+DEFINE_CONTROL_REGISTER_ACCESS(cr4)
+#undef DEFINE_CONTROL_REGISTER_ACCESS
+
+struct descriptor_table_pointer {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+static inline void lgdt(const struct descriptor_table_pointer *pointer)
+{
+	asm volatile("lgdt %0" : : "m"(*pointer) : "memory");
+}
+
+static inline void lidt(const struct descriptor_table_pointer *pointer)
+{
+	asm volatile("lidt %0" : : "m"(*pointer) : "memory");
+}
+
+static inline void ltr(uint16_t selector)
+{
+	asm volatile("ltr %0" : : "r"(selector) : "memory");
+}
+
+/*
+ * Reload CS with a far return and the data segments with plain moves, after a
+ * new GDT is loaded (a GDT change takes effect only on a segment load).
+ */
+static inline void reload_segments(uint16_t code_selector, uint16_t data_selector)
+{
+	asm volatile("pushq %q0\n\t"
+		     "leaq 1f(%%rip), %%rax\n\t"
+		     "pushq %%rax\n\t"
+		     "lretq\n"
+		     "1:\n\t"
+		     "movw %w1, %%ds\n\t"
+		     "movw %w1, %%es\n\t"
+		     "movw %w1, %%ss"
+		     : : "r"((uint64_t)code_selector), "r"(data_selector) : "rax", "memory");
+}
+
+static inline void invlpg(const volatile void *address)
+{
+	asm volatile("invlpg (%0)" : : "r"(address) : "memory");
+}
+
+/* --- Interrupt flag and flags register ------------------------------------ */
+
+#define RFLAGS_IF	(1ul << 9)
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t flags;
+
+	asm volatile("pushfq\n\tpopq %0" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void cli(void)
+{
+	asm volatile("cli" : : : "memory");
+}
+
+static inline void sti(void)
+{
+	asm volatile("sti" : : : "memory");
+}
+
+static inline void hlt(void)
+{
+	asm volatile("hlt" : : : "memory");
+}
+
+/*
+ * STI delays interrupt recognition by one instruction (SDM vol 2, STI), so
+ * "sti; hlt" enables interrupts and halts with no window between them in which
+ * an interrupt could arrive and be handled before the halt, leaving it to sleep.
+ */
+static inline void sti_hlt(void)
+{
+	asm volatile("sti\n\thlt" : : : "memory");
+}
+
+/* PAUSE hints a spin-wait loop to the CPU (SDM vol 2, PAUSE); a compiler barrier too. */
+static inline void cpu_relax(void)
+{
+	asm volatile("pause" : : : "memory");
+}
+
+/* --- Barriers (SDM vol 3, 9.2: x86 keeps loads and stores mostly in order) - */
+
+static inline void compiler_barrier(void)
+{
+	asm volatile("" : : : "memory");
+}
+
+/* A locked operation orders everything and is cheaper than MFENCE on most CPUs. */
+static inline void full_barrier(void)
+{
+	asm volatile("lock orq $0, -8(%%rsp)" : : : "memory", "cc");
+}
+
+static inline void mfence(void)
+{
+	asm volatile("mfence" : : : "memory");
+}
+
+/* --- Segment bases ------------------------------------------------------- */
+
+#define MSR_FS_BASE		0xc0000100
+#define MSR_GS_BASE		0xc0000101
+#define MSR_KERNEL_GS_BASE	0xc0000102
+
+/* Read the 64-bit word at %gs:offset (the per-CPU area, see asm/percpu.h). */
+static inline uint64_t read_gs_quad(unsigned long offset)
+{
+	uint64_t value;
+
+	asm volatile("movq %%gs:(%1), %0" : "=r"(value) : "r"(offset));
+	return value;
+}
+
+/* --- Stack and frame ------------------------------------------------------ */
+
+static inline uint64_t read_rsp(void)
+{
+	uint64_t value;
+
+	asm volatile("movq %%rsp, %0" : "=r"(value));
+	return value;
+}
+
+static inline uint64_t read_rbp(void)
+{
+	uint64_t value;
+
+	asm volatile("movq %%rbp, %0" : "=r"(value));
+	return value;
+}
+
+/* --- Deliberate faults, for the exception tests -------------------------- */
+
+static inline void ud2(void)
+{
+	asm volatile("ud2" : : : "memory");
+}
+
+static inline void int3(void)
+{
+	asm volatile("int3" : : : "memory");
+}
+
+#endif /* TRIGOS_ASM_INSTRUCTIONS_H */
+

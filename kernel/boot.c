@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The boot information, whichever way we came: multiboot2 from GRUB, or PVH
+ * from QEMU's -kernel.  Both parsers (kernel/lib) fill one struct boot_info;
+ * everything later reads only that.
+ */
+#include <boot.h>
+#include <console.h>
+#include <hypervisor.h>
+#include <ktap.h>
+#include <version.h>
+#include <memory.h>
+#include <lib/multiboot2.h>
+#include <lib/pvh.h>
+
+struct boot_info boot_info;
+
+/* Sanity bound for the multiboot2 total_size field, read before validation. */
+#define MULTIBOOT2_INFO_MAX_SIZE	(1024 * 1024)
+
+/*
+ * Physical memory for the parsers: during boot the low 4 GiB are mapped
+ * (entry.S), afterwards map_phys() maps what is asked for.
+ */
+static const void *map_for_parser(uint64_t physical, size_t length, void *context)
+{
+	return map_phys(physical, length, 0);
+}
+
+const struct physical_memory_access kernel_physical_memory = {
+	.map = map_for_parser,
+	.context = NULL,
+};
+
+void boot_info_init(uint32_t magic, uint32_t info_physical)
+{
+	const void *info = (const void *)(uintptr_t)info_physical;
+	int result;
+
+	if (magic == MULTIBOOT2_BOOTLOADER_MAGIC) {
+		uint32_t total_size = *(const uint32_t *)info;
+
+		if (total_size > MULTIBOOT2_INFO_MAX_SIZE) {
+			ktap_note("boot: multiboot2 information claims %u bytes; reading at most %u",
+				  total_size, MULTIBOOT2_INFO_MAX_SIZE);
+			total_size = MULTIBOOT2_INFO_MAX_SIZE;
+		}
+		result = multiboot2_parse(info, total_size, info_physical, &boot_info);
+	} else {
+		result = pvh_parse(info, PVH_START_INFO_V1_SIZE, info_physical,
+				   &kernel_physical_memory, &boot_info);
+	}
+	if (result < 0)
+		ktap_note("boot: the boot information is unusable (error %d)", result);
+	for (size_t i = 0; i < boot_info.message_count; i++)
+		ktap_note("boot: %s", boot_info.messages[i]);
+	if (boot_info.messages_dropped)
+		ktap_note("boot: %zu more boot-information messages were dropped",
+			  boot_info.messages_dropped);
+}
+
+static const char *protocol_name(enum boot_protocol protocol)
+{
+	switch (protocol) {
+	case BOOT_PROTOCOL_MULTIBOOT2:
+		return "multiboot2";
+	case BOOT_PROTOCOL_PVH:
+		return "PVH (direct kernel boot)";
+	case BOOT_PROTOCOL_NONE:
+		break;
+	}
+	return "unknown";
+}
+
+void boot_report(void)
+{
+	const struct hypervisor_info *hypervisor = hypervisor_info();
+	char consoles[64];
+
+	console_backend_names(consoles, sizeof(consoles));
+	ktap_note("trigos %s booted by %s%s%s%s, %s firmware", TRIGOS_VERSION,
+		  protocol_name(boot_info.protocol), boot_info.loader_name[0] ? " (" : "",
+		  boot_info.loader_name, boot_info.loader_name[0] ? ")" : "",
+		  boot_info.efi_boot ? "UEFI" : "BIOS or none");
+	ktap_note("command line: %s", boot_info.cmdline[0] ? boot_info.cmdline : "(empty)");
+	if (hypervisor->cpuid_hypervisor_bit)
+		ktap_note("hypervisor: CPUID signature '%s', fw_cfg %s: %s", hypervisor->signature,
+			  hypervisor->fw_cfg_present ? "present" : "absent",
+			  hypervisor->qemu ? (hypervisor->tcg ? "QEMU TCG" : "QEMU with KVM") :
+					     "not QEMU");
+	else
+		ktap_note("hypervisor: none reported by CPUID (bare metal)");
+	ktap_note("consoles: %s", consoles);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_CPU_H
+#define TRIGOS_CPU_H
+/*
+ * Per-CPU state.  Each CPU reaches its own struct cpu through an arch
+ * register (GS base on x86: asm/percpu.h), so this_cpu() costs one load and
+ * needs no lock.  Logical CPU numbers (cpu->id, dense from 0) and hardware
+ * APIC IDs (sparse) are different things: see the maps in smp code.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <asm/cpu_state.h>
+
+#define MAX_CPUS	256
+
+struct recovery_context;
+
+struct cpu {
+	struct cpu *self;			/* offset 0: asm/percpu.h reads it via GS */
+	unsigned int id;			/* logical CPU number */
+	uint32_t apic_id;
+	struct recovery_context *recovery;	/* innermost fault-recovery context */
+	unsigned int exception_depth;		/* nested exceptions being handled */
+	bool online;
+	struct arch_cpu_state arch;
+};
+
+extern struct cpu cpus[MAX_CPUS];
+
+#include <asm/percpu.h>
+
+/** this_cpu - the calling CPU's own struct cpu */
+static inline struct cpu *this_cpu(void)
+{
+	return arch_this_cpu();
+}
+
+/** cpu_id - the calling CPU's logical number */
+static inline unsigned int cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
+/** cpu_early_init - point the per-CPU register at cpus[0] (first thing in kmain) */
+void cpu_early_init(void);
+
+/**
+ * cpu_init_bsp - make cpus[0] the boot CPU's state and load its GDT, TSS,
+ * IDT and per-CPU pointer; the first thing kmain does after paging.
+ */
+void cpu_init_bsp(void);
+
+/** arch_cpu_init - load @cpu's GDT, TSS and per-CPU pointer on the calling CPU */
+void arch_cpu_init(struct cpu *cpu);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_KTAP_H
+#define TRIGOS_KTAP_H
+/*
+ * KTAP v1 framing (see ../shared/STYLE.md and Documentation/dev-tools/ktap.rst
+ * in Linux for the format).  Boot-time findings are diagnostics, but a
+ * diagnostic before "KTAP version 1" is not part of the KTAP document, so
+ * what boot code says before the header is kept and printed right after the
+ * plan.
+ */
+
+#include <stdbool.h>
+
+/**
+ * ktap_note - a top-level diagnostic ("# ..."): printed now if the header is
+ * out, else kept (up to a limit) and printed after it
+ */
+void ktap_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * ktap_header - print "KTAP version 1" on a line of its own, the plan
+ * "1..@suite_count", then every kept note
+ */
+void ktap_header(unsigned int suite_count);
+
+bool ktap_header_printed(void);
+
+#endif

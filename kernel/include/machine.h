@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_MACHINE_H
+#define TRIGOS_MACHINE_H
+/* Leaving the machine at the end of a run, and telling QEMU from hardware. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_SKIP,	/* nothing failed, nothing passed: every case skipped */
+	VERDICT_CRASH,
+};
+
+/*
+ * The values written to QEMU's isa-debug-exit (port 0xf4); QEMU exits with
+ * (value << 1) | 1: 33, 35, 37, 39.  tools/run maps them back to 0..3.
+ */
+#define QEMU_EXIT_PASS	0x10
+#define QEMU_EXIT_FAIL	0x11
+#define QEMU_EXIT_SKIP	0x12
+#define QEMU_EXIT_CRASH	0x13
+
+enum exit_action {
+	EXIT_ACTION_AUTO,	/* QEMU exit under QEMU, else halt */
+	EXIT_ACTION_QEMU,
+	EXIT_ACTION_HALT,
+	EXIT_ACTION_REBOOT,
+	EXIT_ACTION_POWEROFF,
+};
+
+/** verdict_name - "PASS", "FAIL", "SKIP" or "CRASH" */
+const char *verdict_name(enum verdict verdict);
+
+/**
+ * machine_exit - end the run with @verdict as the exit= option says
+ *
+ * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
+ * status through isa-debug-exit; if that device is absent, ACPI S5 powers
+ * off.  On hardware: halt, or reboot with exit=reboot.
+ */
+void machine_exit(enum verdict verdict) __attribute__((noreturn));
+
+void machine_set_exit_action(enum exit_action action);
+
+/* Arch hooks. */
+void arch_qemu_debug_exit(uint32_t value);
+bool arch_acpi_poweroff(void);
+void arch_reboot(void) __attribute__((noreturn));
+void arch_halt_forever(void) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_OPTIONS_H
+#define TRIGOS_OPTIONS_H
+/*
+ * Kernel command-line options: key=value words from the boot loader's
+ * command line, then from QEMU's fw_cfg file opt/trigos/cmdline (tools/run
+ * --cmdline), later words overriding earlier ones.  An unknown key or a bad
+ * value is reported as a KTAP diagnostic and the default is kept: a typo
+ * must not stop a run, nor pass silently.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <machine.h>
+
+#define OPTION_GLOB_SIZE 256
+
+struct kernel_options {
+	char test[OPTION_GLOB_SIZE];	/* test=GLOB[,GLOB]: suites or suite.case; "" all */
+	uint64_t seed;			/* seed=N: the pseudo-random stream */
+	bool seed_given;
+	unsigned int repeat;		/* repeat=N: run each selected case N times */
+	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
+};
+
+extern struct kernel_options kernel_options;
+
+/** options_parse - apply every word of @cmdline; @source names it in messages */
+void options_parse(const char *cmdline, const char *source);
+
+/**
+ * boot_options_init - parse the loader's command line, then (under QEMU)
+ * fw_cfg's opt/trigos/cmdline; pick a seed from the TSC if none was given
+ */
+void boot_options_init(void);
+
+#endif

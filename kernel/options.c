@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+#include <boot.h>
+#include <hypervisor.h>
+#include <ktap.h>
+#include <options.h>
+#include <asm/entropy.h>
+#include <lib/cmdline.h>
+#include <lib/string.h>
+
+struct kernel_options kernel_options = {
+	.test = "",
+	.repeat = 1,
+	.exit_action = EXIT_ACTION_AUTO,
+};
+
+#define REPEAT_MAX 100000
+
+struct option {
+	const char *key;
+	const char *values;	/* shown when a value is rejected */
+	/* Returns false when the value is bad; *error may say why. */
+	bool (*apply)(const struct cmdline_word *word, const char **error);
+};
+
+static bool apply_test(const struct cmdline_word *word, const char **error)
+{
+	if (!word->has_value || word->value_length == 0)
+		return false;
+	if (word->value_length >= sizeof(kernel_options.test)) {
+		*error = "too long";
+		return false;
+	}
+	cmdline_copy_value(word, kernel_options.test, sizeof(kernel_options.test));
+	return true;
+}
+
+static bool apply_seed(const struct cmdline_word *word, const char **error)
+{
+	uint64_t seed;
+	int result = parse_u64(word->value, word->value_length, &seed);
+
+	if (!word->has_value || result != 0) {
+		*error = parse_error_message(word->has_value ? result : PARSE_ERROR_EMPTY);
+		return false;
+	}
+	kernel_options.seed = seed;
+	kernel_options.seed_given = true;
+	return true;
+}
+
+static bool apply_repeat(const struct cmdline_word *word, const char **error)
+{
+	uint64_t repeat;
+	int result = parse_u64(word->value, word->value_length, &repeat);
+
+	if (!word->has_value || result != 0) {
+		*error = parse_error_message(word->has_value ? result : PARSE_ERROR_EMPTY);
+		return false;
+	}
+	if (repeat < 1 || repeat > REPEAT_MAX) {
+		*error = "out of range";
+		return false;
+	}
+	kernel_options.repeat = (unsigned int)repeat;
+	return true;
+}
+
+static bool apply_exit(const struct cmdline_word *word, const char **error)
+{
+	static const struct {
+		const char *name;
+		enum exit_action action;
+	} actions[] = {
+		{ "auto", EXIT_ACTION_AUTO },
+		{ "qemu", EXIT_ACTION_QEMU },
+		{ "halt", EXIT_ACTION_HALT },
+		{ "reboot", EXIT_ACTION_REBOOT },
+		{ "poweroff", EXIT_ACTION_POWEROFF },
+	};
+
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+		if (cmdline_value_is(word, actions[i].name)) {
+			kernel_options.exit_action = actions[i].action;
+			machine_set_exit_action(actions[i].action);
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct option known_options[] = {
+	{ "test", "a glob list, e.g. lib_*,paging", apply_test },
+	{ "seed", "a number", apply_seed },
+	{ "repeat", "1..100000", apply_repeat },
+	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },
+};
+
+/* Words the boot loader or Linux conventions put there that are not ours. */
+static bool ignored_word(const struct cmdline_word *word)
+{
+	/* GRUB passes the kernel's path as the first word: /boot/trigos.elf */
+	return word->key_length > 0 && word->key[0] == '/';
+}
+
+void options_parse(const char *cmdline, const char *source)
+{
+	struct cmdline_cursor cursor;
+	struct cmdline_word word;
+
+	cmdline_start(&cursor, cmdline);
+	while (cmdline_next(&cursor, &word)) {
+		const struct option *option = NULL;
+		const char *error = NULL;
+
+		if (word.malformed) {
+			ktap_note("option: malformed word '%.*s' in the %s: %s; ignored",
+				  (int)word.text_length, word.text, source,
+				  word.error ? word.error : "bad syntax");
+			continue;
+		}
+		if (ignored_word(&word))
+			continue;
+		for (size_t i = 0; i < sizeof(known_options) / sizeof(known_options[0]); i++) {
+			if (cmdline_key_is(&word, known_options[i].key))
+				option = &known_options[i];
+		}
+		if (!option) {
+			ktap_note("option: unknown option '%.*s' in the %s; ignored",
+				  (int)word.key_length, word.key, source);
+			continue;
+		}
+		if (!option->apply(&word, &error))
+			ktap_note("option: bad value '%.*s' for %s= in the %s (%s%s%s); "
+				  "keeping the default", (int)word.value_length,
+				  word.has_value ? word.value : "", option->key, source,
+				  option->values, error ? ": " : "", error ? error : "");
+	}
+}
+
+#define FW_CFG_CMDLINE_FILE "opt/trigos/cmdline"
+
+void boot_options_init(void)
+{
+	static char fw_cfg_cmdline[BOOT_INFO_CMDLINE_SIZE];
+	long size;
+
+	options_parse(boot_info.cmdline, "boot loader command line");
+	if (running_under_qemu()) {
+		size = fw_cfg_read_file(FW_CFG_CMDLINE_FILE, fw_cfg_cmdline,
+					sizeof(fw_cfg_cmdline) - 1);
+		if (size >= (long)sizeof(fw_cfg_cmdline))
+			ktap_note("option: fw_cfg %s is %ld bytes; only the first %zu are used",
+				  FW_CFG_CMDLINE_FILE, size, sizeof(fw_cfg_cmdline) - 1);
+		if (size > 0) {
+			ktap_note("option: fw_cfg command line: %s", fw_cfg_cmdline);
+			options_parse(fw_cfg_cmdline, "fw_cfg command line");
+		}
+	}
+	if (!kernel_options.seed_given)
+		kernel_options.seed = arch_entropy() % 1000000;
+	ktap_note("seed=%llu (%s; pass seed=%llu to reproduce this run)",
+		  (unsigned long long)kernel_options.seed,
+		  kernel_options.seed_given ? "given" : "from the TSC",
+		  (unsigned long long)kernel_options.seed);
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+/* Fault recovery contexts: the per-CPU nesting around the arch save/resume. */
+#include <cpu.h>
+#include <recovery.h>
+
+long recovery_call(struct recovery_context *context, void (*function)(void *), void *argument)
+{
+	struct cpu *cpu = this_cpu();
+	long outcome;
+
+	context->outer = cpu->recovery;
+	cpu->recovery = context;
+	outcome = recovery_enter(context, function, argument);
+	/*
+	 * Whether the function returned or a fault or throw resumed us, the
+	 * resumer has made @context the innermost again: pop it.
+	 */
+	cpu->recovery = context->outer;
+	return outcome;
+}
+
+void recovery_throw(struct recovery_context *context, long code)
+{
+	/* Contexts nested inside @context are abandoned with their frames. */
+	this_cpu()->recovery = context;
+	recovery_resume(context, code);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel's test runner.
+ *
+ * Suites come from the .test_suites.* linker section (test.h), sorted by
+ * name in linker.ld.  Each case runs inside a fault-recovery context
+ * (recovery.h): a failed ASSERT or test_skip() throws back to the runner, and
+ * a CPU exception in the case is dumped as diagnostics and reported as
+ * "not ok N case # ERROR <exception>"; either way the run goes on with the
+ * next case.  Output is KTAP v1 as ../shared/STYLE.md shows it.
+ */
+#include <console.h>
+#include <cpu.h>
+#include <asm/interrupts.h>
+#include <ktap.h>
+#include <panic.h>
+#include <recovery.h>
+#include <test.h>
+#include <test_runner.h>
+#include <lib/format.h>
+#include <lib/glob.h>
+#include <lib/random.h>
+#include <lib/string.h>
+
+extern const struct test_suite *const __start_test_suites[];
+extern const struct test_suite *const __stop_test_suites[];
+
+#define THROW_ASSERT	(RECOVERY_THROW_BASE + 0)
+#define THROW_SKIP	(RECOVERY_THROW_BASE + 1)
+
+enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR };
+
+/* The one running case, shared by every CPU (cases may use several). */
+static struct {
+	const struct test_suite *suite;
+	const struct test_case *test_case;
+	unsigned int runner_cpu;
+	struct recovery_context *context;
+	unsigned int failures;
+	char skip_reason[128];
+	struct random_state random;
+} running;
+
+static const char *selection;
+
+static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
+{
+	char full_name[160];
+
+	if (!selection || selection[0] == '\0')
+		return true;
+	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
+	return glob_match_list(selection, suite->name) || glob_match_list(selection, full_name);
+}
+
+static size_t selected_case_count(const struct test_suite *suite)
+{
+	size_t count = 0;
+
+	for (size_t c = 0; c < suite->case_count; c++)
+		count += case_selected(suite, &suite->cases[c]);
+	return count;
+}
+
+unsigned int test_select(const char *globs)
+{
+	unsigned int suites = 0;
+
+	selection = globs;
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++)
+		suites += selected_case_count(*suite) > 0;
+	return suites;
+}
+
+/* --- What test.h promises ------------------------------------------------ */
+
+void test_report_failure(const char *file, int line, const char *format, ...)
+{
+	char message[CONSOLE_LINE_MAX - 64];
+	const char *name = running.test_case ? running.test_case->name : "-";
+	va_list args;
+
+	__atomic_fetch_add(&running.failures, 1, __ATOMIC_RELAXED);
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	kprintf("    # %s: EXPECTATION FAILED at %s:%d%s\n    # %s: %s\n", name, file, line,
+		cpu_id() != running.runner_cpu ? " (on another CPU)" : "", name, message);
+}
+
+static void __attribute__((noreturn)) throw_to_runner(long code)
+{
+	struct recovery_context *context = this_cpu()->recovery;
+
+	if (cpu_id() == running.runner_cpu && running.context)
+		recovery_throw(running.context, code);
+	/*
+	 * On a helper CPU the runner's context belongs to another stack: end
+	 * whatever this CPU was asked to run, through its own innermost context.
+	 */
+	if (context)
+		recovery_throw(context, code);
+	panic("a test assertion failed on cpu %u outside any recovery context", cpu_id());
+}
+
+void test_abort_case(void)
+{
+	throw_to_runner(THROW_ASSERT);
+}
+
+void test_skip(const char *reason)
+{
+	snprintf(running.skip_reason, sizeof(running.skip_reason), "%s", reason);
+	throw_to_runner(THROW_SKIP);
+}
+
+void test_diag(const char *format, ...)
+{
+	char message[CONSOLE_LINE_MAX - 64];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	kprintf("    # %s: %s\n", running.test_case ? running.test_case->name : "-", message);
+}
+
+uint64_t test_random(void)
+{
+	return random_next(&running.random);
+}
+
+const char *test_current_case_name(void)
+{
+	return running.test_case ? running.test_case->name : NULL;
+}
+
+int test_string_compare_(const char *left, const char *right)
+{
+	if (!left || !right)
+		return left == right ? 0 : (left ? 1 : -1);
+	return strcmp(left, right);
+}
+
+int test_memory_compare_(const void *left, const void *right, size_t size)
+{
+	return memcmp(left, right, size);
+}
+
+/* --- Running ------------------------------------------------------------- */
+
+/* FNV-1a: each case gets its own stream, the same whatever else is selected. */
+static uint64_t name_hash(uint64_t hash, const char *name)
+{
+	for (; *name; name++)
+		hash = (hash ^ (uint8_t)*name) * 0x100000001b3ull;
+	return hash;
+}
+
+static void run_case_body(void *argument)
+{
+	const struct test_case *test_case = argument;
+
+	test_case->run();
+}
+
+static enum case_outcome run_case_once(const struct test_suite *suite,
+				       const struct test_case *test_case, uint64_t seed,
+				       char *error, size_t error_size)
+{
+	struct recovery_context context = {
+		.report_faults = true,
+		.report_prefix = "    # ",
+	};
+	long outcome;
+
+	running.failures = 0;
+	running.skip_reason[0] = '\0';
+	random_seed(&running.random, name_hash(name_hash(seed, suite->name), test_case->name));
+
+	if (suite->init && suite->init() != 0) {
+		kprintf("    # %s: the suite's init failed\n", test_case->name);
+		return CASE_FAIL;
+	}
+	running.context = &context;
+	outcome = recovery_call(&context, run_case_body, (void *)test_case);
+	running.context = NULL;
+	if (suite->exit)
+		suite->exit();
+
+	if (outcome >= 0 && outcome < RECOVERY_THROW_BASE) {
+		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));
+		return CASE_ERROR;
+	}
+	if (outcome == THROW_SKIP && running.failures == 0)
+		return CASE_SKIP;
+	return running.failures ? CASE_FAIL : CASE_PASS;
+}
+
+static enum case_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
+				  unsigned int repeat, uint64_t seed, char *error, size_t error_size)
+{
+	enum case_outcome outcome = CASE_PASS;
+	unsigned int round;
+
+	running.test_case = test_case;
+	for (round = 0; round < repeat; round++) {
+		outcome = run_case_once(suite, test_case, seed + round, error, error_size);
+		if (outcome != CASE_PASS)
+			break;
+	}
+	if (repeat > 1 && outcome != CASE_SKIP)
+		kprintf("    # %s: %u of %u rounds passed\n", test_case->name,
+			outcome == CASE_PASS ? repeat : round, repeat);
+	running.test_case = NULL;
+	return outcome;
+}
+
+struct counts {
+	unsigned int passed, failed, skipped;
+};
+
+/* Returns whether the suite passed (skips do not fail a suite). */
+static void run_suite(const struct test_suite *suite, unsigned int number, unsigned int repeat,
+		      uint64_t seed, struct counts *totals)
+{
+	struct counts counts = { 0, 0, 0 };
+	unsigned int case_number = 0;
+	char error[64];
+
+	running.suite = suite;
+	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name,
+		selected_case_count(suite));
+	for (size_t c = 0; c < suite->case_count; c++) {
+		const struct test_case *test_case = &suite->cases[c];
+
+		if (!case_selected(suite, test_case))
+			continue;
+		case_number++;
+		switch (run_case(suite, test_case, repeat, seed, error, sizeof(error))) {
+		case CASE_PASS:
+			counts.passed++;
+			kprintf("    ok %u %s\n", case_number, test_case->name);
+			break;
+		case CASE_SKIP:
+			counts.skipped++;
+			kprintf("    ok %u %s # SKIP %s\n", case_number, test_case->name,
+				running.skip_reason);
+			break;
+		case CASE_FAIL:
+			counts.failed++;
+			kprintf("    not ok %u %s\n", case_number, test_case->name);
+			break;
+		case CASE_ERROR:
+			counts.failed++;
+			kprintf("    not ok %u %s # ERROR %s\n", case_number, test_case->name, error);
+			break;
+		}
+	}
+	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, counts.passed,
+		counts.failed, counts.skipped, case_number);
+	if (counts.failed)
+		kprintf("not ok %u %s\n", number, suite->name);
+	else if (counts.passed == 0)
+		kprintf("ok %u %s # SKIP all its cases were skipped\n", number, suite->name);
+	else
+		kprintf("ok %u %s\n", number, suite->name);
+	totals->passed += counts.passed;
+	totals->failed += counts.failed;
+	totals->skipped += counts.skipped;
+	running.suite = NULL;
+}
+
+enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
+{
+	struct counts totals = { 0, 0, 0 };
+	unsigned int number = 0;
+	enum verdict verdict;
+
+	running.runner_cpu = cpu_id();
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++) {
+		if (selected_case_count(*suite) == 0)
+			continue;
+		run_suite(*suite, ++number, repeat, seed, &totals);
+	}
+	if (number == 0)
+		kprintf("# no test case matched test=%s\n", selection ? selection : "");
+	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", totals.passed, totals.failed,
+		totals.skipped, totals.passed + totals.failed + totals.skipped);
+
+	if (totals.failed)
+		verdict = VERDICT_FAIL;
+	else if (totals.passed == 0)
+		verdict = VERDICT_SKIP;
+	else
+		verdict = VERDICT_PASS;
+	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
+	return verdict;
+}
