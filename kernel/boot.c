@@ -10,6 +10,7 @@
 #include <ktap.h>
 #include <version.h>
 #include <memory.h>
+#include <lib/memory_map.h>
 #include <lib/multiboot2.h>
 #include <lib/pvh.h>
 
@@ -35,6 +36,7 @@ const struct physical_memory_access kernel_physical_memory = {
 void boot_info_init(uint32_t magic, uint32_t info_physical)
 {
 	const void *info = (const void *)(uintptr_t)info_physical;
+	size_t overlap;
 	int result;
 
 	if (magic == MULTIBOOT2_BOOTLOADER_MAGIC) {
@@ -52,6 +54,11 @@ void boot_info_init(uint32_t magic, uint32_t info_physical)
 	}
 	if (result < 0)
 		ktap_note("boot: the boot information is unusable (error %d)", result);
+	memory_map_sort(boot_info.memory, boot_info.memory_count);
+	overlap = memory_map_find_overlap(boot_info.memory, boot_info.memory_count);
+	if (overlap < boot_info.memory_count)
+		ktap_note("boot: memory map regions overlap at 0x%llx; the stricter type wins "
+			  "for allocation", (unsigned long long)boot_info.memory[overlap].base);
 	for (size_t i = 0; i < boot_info.message_count; i++)
 		ktap_note("boot: %s", boot_info.messages[i]);
 	if (boot_info.messages_dropped)
@@ -81,7 +88,7 @@ void boot_report(void)
 	ktap_note("trigos %s booted by %s%s%s%s, %s firmware", TRIGOS_VERSION,
 		  protocol_name(boot_info.protocol), boot_info.loader_name[0] ? " (" : "",
 		  boot_info.loader_name, boot_info.loader_name[0] ? ")" : "",
-		  boot_info.efi_boot ? "UEFI" : "BIOS or none");
+		  boot_info.efi_boot ? "UEFI" : "BIOS");
 	ktap_note("command line: %s", boot_info.cmdline[0] ? boot_info.cmdline : "(empty)");
 	if (hypervisor->cpuid_hypervisor_bit)
 		ktap_note("hypervisor: CPUID signature '%s', fw_cfg %s: %s", hypervisor->signature,

@@ -9,6 +9,12 @@
 static char kept_notes[KEPT_NOTES_MAX][KEPT_NOTE_SIZE];
 static unsigned int kept_count, dropped_count;
 static bool header_printed;
+static unsigned int indent_level;
+
+void ktap_set_indent(unsigned int level)
+{
+	indent_level = level;
+}
 
 bool ktap_header_printed(void)
 {
@@ -24,7 +30,7 @@ void ktap_note(const char *format, ...)
 	vsnprintf(line, sizeof(line), format, args);
 	va_end(args);
 	if (header_printed) {
-		kprintf("# %s\n", line);
+		kprintf("%*s# %s\n", (int)(indent_level * 4), "", line);
 		return;
 	}
 	if (kept_count == KEPT_NOTES_MAX) {

@@ -82,6 +82,18 @@ void page_allocator_init(const struct boot_info *info, const struct physical_ran
 		if (info->memory[i].type == MEMORY_AVAILABLE)
 			add_available(info->memory[i].base, info->memory[i].length);
 	}
+	/*
+	 * Where the firmware's regions overlap, a reserved claim beats an
+	 * available one: nothing that any region calls reserved is handed out.
+	 */
+	for (size_t i = 0; i < info->memory_count; i++) {
+		const struct memory_region *region = &info->memory[i];
+
+		if (region->type != MEMORY_AVAILABLE && region->length)
+			cut_range((struct physical_range){ page_align_down(region->base),
+							   page_align_up(region->base + region->length) });
+	}
+	stats.reserved_bytes = 0;	/* count only the caller's reservations */
 	for (size_t i = 0; i < reserved_count; i++) {
 		struct physical_range cut = {
 			page_align_down(reserved[i].start), page_align_up(reserved[i].end)

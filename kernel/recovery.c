@@ -25,3 +25,8 @@ void recovery_throw(struct recovery_context *context, long code)
 	this_cpu()->recovery = context;
 	recovery_resume(context, code);
 }
+
+struct recovery_context *this_cpu_recovery(void)
+{
+	return this_cpu()->recovery;
+}

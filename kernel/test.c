@@ -43,12 +43,19 @@ static struct {
 
 static const char *selection;
 
+/*
+ * Suites named selftest_* check the harness itself by failing, faulting,
+ * hanging or panicking on purpose (tests/selftest.c): they run only when
+ * test= names them, never as part of "everything".
+ */
+#define SELFTEST_PREFIX "selftest_"
+
 static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
 {
 	char full_name[160];
 
 	if (!selection || selection[0] == '\0')
-		return true;
+		return strncmp(suite->name, SELFTEST_PREFIX, strlen(SELFTEST_PREFIX)) != 0;
 	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
 	return glob_match_list(selection, suite->name) || glob_match_list(selection, full_name);
 }
@@ -230,6 +237,7 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	char error[64];
 
 	running.suite = suite;
+	ktap_set_indent(1);
 	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name,
 		selected_case_count(suite));
 	for (size_t c = 0; c < suite->case_count; c++) {
@@ -260,6 +268,7 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	}
 	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, counts.passed,
 		counts.failed, counts.skipped, case_number);
+	ktap_set_indent(0);
 	if (counts.failed)
 		kprintf("not ok %u %s\n", number, suite->name);
 	else if (counts.passed == 0)

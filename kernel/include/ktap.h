@@ -25,4 +25,7 @@ void ktap_header(unsigned int suite_count);
 
 bool ktap_header_printed(void);
 
+/** ktap_set_indent - nesting level for ktap_note(): 0 top, 1 inside a suite */
+void ktap_set_indent(unsigned int level);
+
 #endif

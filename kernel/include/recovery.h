@@ -55,6 +55,9 @@ long recovery_call(struct recovery_context *context, void (*function)(void *), v
  */
 void recovery_throw(struct recovery_context *context, long code) __attribute__((noreturn));
 
+/** this_cpu_recovery - the calling CPU's innermost recovery context, or NULL */
+struct recovery_context *this_cpu_recovery(void);
+
 /* Arch: save state into @context and call; or resume @context with @code. */
 long recovery_enter(struct recovery_context *context, void (*function)(void *), void *argument);
 void recovery_resume(struct recovery_context *context, long code) __attribute__((noreturn));

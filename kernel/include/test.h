@@ -99,14 +99,22 @@ const char *test_current_case_name(void);
 /* --- Expectations -------------------------------------------------------- */
 
 /*
- * Each operand is evaluated exactly once.  Integers are compared as the
- * wider of their types would be by C; values are shown in decimal and hex.
+ * Each operand is evaluated exactly once.  Integers are compared by C's
+ * usual arithmetic conversions (so EXPECT_EQ(size, 0) works without a
+ * sign-compare warning; mind that -1 compares equal to an all-ones unsigned
+ * value); values are shown in decimal and hex.
  */
 #define TEST_CHECK_INT_(abort, a, op, b)                                        \
 	do {                                                                   \
 		__typeof__(a) test_left_ = (a);                                \
 		__typeof__(b) test_right_ = (b);                               \
-		if (!(test_left_ op test_right_)) {                            \
+		bool test_holds_;                                              \
+		/* Literals are int: let EXPECT_EQ(size, 0) compare as C does. */ \
+		_Pragma("GCC diagnostic push")                                 \
+		_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")           \
+		test_holds_ = test_left_ op test_right_;                       \
+		_Pragma("GCC diagnostic pop")                                  \
+		if (!test_holds_) {                                            \
 			test_report_failure(__FILE__, __LINE__,                \
 				"expected %s %s %s, but %s == %lld (0x%llx), " \
 				"%s == %lld (0x%llx)",                         \
@@ -122,7 +130,7 @@ const char *test_current_case_name(void);
 
 #define TEST_CHECK_BOOL_(abort, condition, expected)                            \
 	do {                                                                   \
-		if (!!(condition) != (expected)) {                             \
+		if ((bool)(condition) != (bool)(expected)) {                   \
 			test_report_failure(__FILE__, __LINE__,                \
 				"expected %s to be %s", #condition,            \
 				(expected) ? "true" : "false");                \

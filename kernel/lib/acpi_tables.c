@@ -1,0 +1,1084 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ACPI static tables (ACPI 6.5 section 5.2), parsed as untrusted input.
+ *
+ * Firmware tables are often wrong in small ways and a fuzzer will make
+ * them wrong in every way, so the rules here are: know how many bytes are
+ * readable before reading any (an explicit @available, or what the
+ * accessor mapped); check a structure's own length against that before
+ * believing it; compare lengths by subtraction so nothing wraps; read
+ * multi-byte fields a byte at a time (little-endian, 5.2.1), since tables
+ * are byte-packed and XSDT entries are not 8-byte aligned.  A table that
+ * fails a check is reported and never used.
+ */
+#include <lib/acpi_tables.h>
+
+#include <stdarg.h>
+
+#include <lib/format.h>
+#include <lib/string.h>
+
+/* RSDP, 5.2.5.3 */
+#define RSDP_SIGNATURE		"RSD PTR "
+#define RSDP_SIGNATURE_SIZE	8
+#define RSDP_OEM_ID		9
+#define RSDP_REVISION		15
+#define RSDP_RSDT_ADDRESS	16
+#define RSDP_LENGTH		20
+#define RSDP_XSDT_ADDRESS	24
+
+/* System description table header, 5.2.6 */
+#define HEADER_LENGTH		4
+#define HEADER_REVISION		8
+#define HEADER_CHECKSUM		9
+#define HEADER_OEM_ID		10
+#define HEADER_OEM_TABLE_ID	16
+#define HEADER_OEM_REVISION	24
+#define HEADER_CREATOR_ID	28
+#define HEADER_CREATOR_REVISION	32
+
+/* MADT, 5.2.12 */
+#define MADT_LOCAL_APIC_ADDRESS	36
+#define MADT_FLAGS		40
+#define MADT_ENTRIES		44
+#define MADT_UID_ALL		0xffu		/* type 4: "all processors" */
+#define MADT_X2APIC_UID_ALL	0xffffffffu	/* type 10 */
+
+/* FADT, 5.2.9: offsets of the fields read */
+#define FADT_DSDT		40
+#define FADT_SCI_INT		46
+#define FADT_SMI_CMD		48
+#define FADT_ACPI_ENABLE	52
+#define FADT_ACPI_DISABLE	53
+#define FADT_PM1A_CNT_BLK	64
+#define FADT_PM1B_CNT_BLK	68
+#define FADT_PM_TMR_BLK		76
+#define FADT_PM1_CNT_LEN	89
+#define FADT_PM_TMR_LEN		91
+#define FADT_CENTURY		108
+#define FADT_IAPC_BOOT_ARCH	109
+#define FADT_FLAGS		112
+#define FADT_RESET_REG		116
+#define FADT_RESET_VALUE	128
+#define FADT_X_DSDT		140
+#define FADT_X_PM1A_CNT_BLK	172
+#define FADT_X_PM1B_CNT_BLK	184
+#define FADT_X_PM_TMR_BLK	208
+#define GAS_SIZE		12
+
+/* HPET description table, IA-PC HPET 1.0a 3.2.4 */
+#define HPET_BLOCK_ID		36
+#define HPET_BASE_ADDRESS	40
+#define HPET_NUMBER		52
+#define HPET_MINIMUM_TICK	53
+#define HPET_PAGE_PROTECTION	55
+#define HPET_MIN_LENGTH		56
+
+/* MCFG, PCI Firmware 3.0 4.1.2: 8 reserved bytes, then 16-byte entries */
+#define MCFG_ENTRIES		44
+#define MCFG_ENTRY_SIZE		16
+
+/* AML opcodes and prefixes, 20.2 */
+#define AML_ZERO_OP		0x00
+#define AML_ONE_OP		0x01
+#define AML_NAME_OP		0x08
+#define AML_BYTE_PREFIX		0x0a
+#define AML_WORD_PREFIX		0x0b
+#define AML_DWORD_PREFIX	0x0c
+#define AML_QWORD_PREFIX	0x0e
+#define AML_PACKAGE_OP		0x12
+#define AML_ROOT_CHAR		'\\'
+#define AML_PARENT_PREFIX	'^'
+#define AML_ONES_OP		0xff
+
+static uint16_t read16(const uint8_t *bytes)
+{
+	return (uint16_t)(bytes[0] | bytes[1] << 8);
+}
+
+static uint32_t read32(const uint8_t *bytes)
+{
+	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+	       (uint32_t)bytes[3] << 24;
+}
+
+static uint64_t read64(const uint8_t *bytes)
+{
+	return (uint64_t)read32(bytes) | (uint64_t)read32(bytes + 4) << 32;
+}
+
+/* 5.2.5.3, 5.2.6: a structure is valid when all its bytes sum to 0 mod 256. */
+static uint8_t byte_sum(const uint8_t *bytes, size_t length)
+{
+	uint8_t sum = 0;
+
+	for (size_t i = 0; i < length; i++)
+		sum = (uint8_t)(sum + bytes[i]);
+	return sum;
+}
+
+static void report(const struct acpi_reporter *reporter, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report(const struct acpi_reporter *reporter, const char *format, ...)
+{
+	char message[ACPI_MESSAGE_SIZE];
+	va_list args;
+
+	if (!reporter || !reporter->report)
+		return;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	reporter->report(reporter->context, message);
+}
+
+/*
+ * Compare the 4 signature bytes at @bytes with @signature, which may be a
+ * shorter string (it then simply does not match): never reads past its NUL.
+ */
+static bool signature_matches(const uint8_t *bytes, const char *signature)
+{
+	for (size_t i = 0; i < ACPI_SIGNATURE_SIZE; i++) {
+		if (signature[i] == '\0' || (uint8_t)signature[i] != bytes[i])
+			return false;
+	}
+	return true;
+}
+
+/* A signature fit for a message: 4 printable characters, '?' for others. */
+static void printable_signature(char text[ACPI_SIGNATURE_SIZE + 1], const uint8_t *bytes,
+				size_t available)
+{
+	for (size_t i = 0; i < ACPI_SIGNATURE_SIZE; i++) {
+		uint8_t c = i < available ? bytes[i] : '?';
+
+		text[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	text[ACPI_SIGNATURE_SIZE] = '\0';
+}
+
+static void copy_field(char *destination, const uint8_t *source, size_t length)
+{
+	memcpy(destination, source, length);
+	destination[length] = '\0';
+}
+
+const char *acpi_error_name(int error)
+{
+	switch (error) {
+	case ACPI_OK:
+		return "ok";
+	case ACPI_ERROR_INVALID_ARGUMENT:
+		return "invalid argument";
+	case ACPI_ERROR_TRUNCATED:
+		return "truncated";
+	case ACPI_ERROR_BAD_SIGNATURE:
+		return "bad signature";
+	case ACPI_ERROR_BAD_CHECKSUM:
+		return "bad checksum";
+	case ACPI_ERROR_BAD_LENGTH:
+		return "bad length";
+	case ACPI_ERROR_UNMAPPED:
+		return "unmapped";
+	case ACPI_ERROR_NOT_FOUND:
+		return "not found";
+	case ACPI_ERROR_MALFORMED:
+		return "malformed";
+	default:
+		return "unknown error";
+	}
+}
+
+/* --- RSDP ------------------------------------------------------------------ */
+
+int acpi_rsdp_parse(const void *rsdp, size_t available, struct acpi_rsdp *out)
+{
+	const uint8_t *bytes = rsdp;
+	struct acpi_rsdp parsed;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (!bytes)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	if (available < ACPI_RSDP_V1_SIZE)
+		return ACPI_ERROR_TRUNCATED;
+	if (memcmp(bytes, RSDP_SIGNATURE, RSDP_SIGNATURE_SIZE) != 0)
+		return ACPI_ERROR_BAD_SIGNATURE;
+	/* The ACPI 1.0 checksum covers the first 20 bytes whatever the revision. */
+	if (byte_sum(bytes, ACPI_RSDP_V1_SIZE) != 0)
+		return ACPI_ERROR_BAD_CHECKSUM;
+
+	memset(&parsed, 0, sizeof(parsed));
+	parsed.revision = bytes[RSDP_REVISION];
+	copy_field(parsed.oem_id, bytes + RSDP_OEM_ID, 6);
+	parsed.rsdt_address = read32(bytes + RSDP_RSDT_ADDRESS);
+	parsed.length = ACPI_RSDP_V1_SIZE;
+	/* Revision 2 (ACPI 2.0) added Length, XsdtAddress and the extended checksum. */
+	if (parsed.revision >= 2) {
+		uint32_t length;
+
+		if (available < ACPI_RSDP_V2_SIZE)
+			return ACPI_ERROR_TRUNCATED;
+		length = read32(bytes + RSDP_LENGTH);
+		if (length < ACPI_RSDP_V2_SIZE)
+			return ACPI_ERROR_BAD_LENGTH;
+		if (length > available)
+			return ACPI_ERROR_TRUNCATED;
+		if (byte_sum(bytes, length) != 0)
+			return ACPI_ERROR_BAD_CHECKSUM;
+		parsed.length = length;
+		parsed.xsdt_address = read64(bytes + RSDP_XSDT_ADDRESS);
+	}
+	*out = parsed;
+	return ACPI_OK;
+}
+
+uint64_t acpi_rsdp_root_address(const struct acpi_rsdp *rsdp, bool *is_xsdt)
+{
+	bool xsdt = rsdp && rsdp->revision >= 2 && rsdp->xsdt_address != 0;
+
+	if (is_xsdt)
+		*is_xsdt = xsdt;
+	if (!rsdp)
+		return 0;
+	return xsdt ? rsdp->xsdt_address : rsdp->rsdt_address;
+}
+
+/* --- Table header ------------------------------------------------------------ */
+
+int acpi_table_check(const void *table, size_t available, const char *signature,
+		     struct acpi_table_header *header)
+{
+	const uint8_t *bytes = table;
+	uint32_t length;
+
+	if (header)
+		memset(header, 0, sizeof(*header));
+	if (!bytes)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	if (available < ACPI_TABLE_HEADER_SIZE) {
+		if (header && available >= ACPI_SIGNATURE_SIZE)
+			copy_field(header->signature, bytes, ACPI_SIGNATURE_SIZE);
+		return ACPI_ERROR_TRUNCATED;
+	}
+	length = read32(bytes + HEADER_LENGTH);
+	if (header) {
+		copy_field(header->signature, bytes, ACPI_SIGNATURE_SIZE);
+		header->length = length;
+		header->revision = bytes[HEADER_REVISION];
+		header->checksum = bytes[HEADER_CHECKSUM];
+		copy_field(header->oem_id, bytes + HEADER_OEM_ID, 6);
+		copy_field(header->oem_table_id, bytes + HEADER_OEM_TABLE_ID, 8);
+		header->oem_revision = read32(bytes + HEADER_OEM_REVISION);
+		header->creator_id = read32(bytes + HEADER_CREATOR_ID);
+		header->creator_revision = read32(bytes + HEADER_CREATOR_REVISION);
+	}
+	if (signature && !signature_matches(bytes, signature))
+		return ACPI_ERROR_BAD_SIGNATURE;
+	if (length < ACPI_TABLE_HEADER_SIZE || length > ACPI_TABLE_MAX_LENGTH)
+		return ACPI_ERROR_BAD_LENGTH;
+	if (length > available)
+		return ACPI_ERROR_TRUNCATED;
+	if (byte_sum(bytes, length) != 0)
+		return ACPI_ERROR_BAD_CHECKSUM;
+	return ACPI_OK;
+}
+
+/* --- RSDT / XSDT --------------------------------------------------------------- */
+
+int acpi_root_table_parse(const void *table, size_t available, bool is_xsdt,
+			  struct acpi_root_table *out)
+{
+	struct acpi_table_header header;
+	size_t entry_size = is_xsdt ? sizeof(uint64_t) : sizeof(uint32_t);
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = acpi_table_check(table, available, is_xsdt ? "XSDT" : "RSDT", &header);
+	if (error)
+		return error;
+	out->entries = (const uint8_t *)table + ACPI_TABLE_HEADER_SIZE;
+	out->entry_count = (header.length - ACPI_TABLE_HEADER_SIZE) / entry_size;
+	out->is_xsdt = is_xsdt;
+	return ACPI_OK;
+}
+
+bool acpi_root_table_entry(const struct acpi_root_table *root, size_t index, uint64_t *address)
+{
+	if (!root || !address || index >= root->entry_count)
+		return false;
+	if (root->is_xsdt)
+		*address = read64(root->entries + index * sizeof(uint64_t));
+	else
+		*address = read32(root->entries + index * sizeof(uint32_t));
+	return true;
+}
+
+/* --- Tables through physical memory ---------------------------------------------- */
+
+/* A signature given by the caller, fit for a message (it may be short). */
+static void printable_name(char text[ACPI_SIGNATURE_SIZE + 1], const char *signature)
+{
+	size_t length = 0;
+
+	if (!signature)
+		signature = "any";
+	while (length < ACPI_SIGNATURE_SIZE && signature[length] != '\0')
+		length++;
+	printable_signature(text, (const uint8_t *)signature, length);
+	text[length] = '\0';
+}
+
+const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
+			    const char *signature, uint32_t *length)
+{
+	const struct acpi_reporter *reporter;
+	char found[ACPI_SIGNATURE_SIZE + 1], wanted[ACPI_SIGNATURE_SIZE + 1];
+	struct acpi_table_header header;
+	const uint8_t *bytes;
+	uint32_t stated;
+	int error;
+
+	if (length)
+		*length = 0;
+	if (!tables)
+		return NULL;
+	reporter = &tables->reporter;
+	printable_name(wanted, signature);
+
+	bytes = physical_memory_map(&tables->memory, physical, ACPI_TABLE_HEADER_SIZE);
+	if (!bytes) {
+		report(reporter, "ACPI: %s table at 0x%llx: header not mapped", wanted,
+		       (unsigned long long)physical);
+		return NULL;
+	}
+	printable_signature(found, bytes, ACPI_TABLE_HEADER_SIZE);
+	if (signature && !signature_matches(bytes, signature)) {
+		report(reporter, "ACPI: table at 0x%llx is \"%s\", expected \"%s\"",
+		       (unsigned long long)physical, found, wanted);
+		return NULL;
+	}
+	stated = read32(bytes + HEADER_LENGTH);
+	if (stated < ACPI_TABLE_HEADER_SIZE || stated > ACPI_TABLE_MAX_LENGTH) {
+		report(reporter, "ACPI: %s at 0x%llx: implausible length %u; skipped", found,
+		       (unsigned long long)physical, stated);
+		return NULL;
+	}
+	bytes = physical_memory_map(&tables->memory, physical, stated);
+	if (!bytes) {
+		report(reporter, "ACPI: %s at 0x%llx: length %u runs past mapped memory; skipped",
+		       found, (unsigned long long)physical, stated);
+		return NULL;
+	}
+	/* Checked again on what was mapped: the accessor might not be consistent. */
+	error = acpi_table_check(bytes, stated, signature, &header);
+	if (error) {
+		report(reporter, "ACPI: %s at 0x%llx: %s; skipped", found,
+		       (unsigned long long)physical, acpi_error_name(error));
+		return NULL;
+	}
+	if (length)
+		*length = header.length;
+	return bytes;
+}
+
+static int use_root_table(struct acpi_tables *tables, uint64_t address, bool is_xsdt)
+{
+	const void *table;
+	uint32_t length;
+	int error;
+
+	table = acpi_tables_map(tables, address, is_xsdt ? "XSDT" : "RSDT", &length);
+	if (!table)
+		return ACPI_ERROR_NOT_FOUND;
+	error = acpi_root_table_parse(table, length, is_xsdt, &tables->root);
+	if (error)
+		return error;
+	tables->root_address = address;
+	return ACPI_OK;
+}
+
+int acpi_tables_init(struct acpi_tables *tables, const void *rsdp, size_t rsdp_available,
+		     const struct physical_memory_access *memory,
+		     const struct acpi_reporter *reporter)
+{
+	bool is_xsdt;
+	int error;
+
+	if (!tables)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(tables, 0, sizeof(*tables));
+	if (memory)
+		tables->memory = *memory;
+	if (reporter)
+		tables->reporter = *reporter;
+
+	error = acpi_rsdp_parse(rsdp, rsdp_available, &tables->rsdp);
+	if (error) {
+		report(&tables->reporter, "ACPI: RSDP: %s", acpi_error_name(error));
+		return error;
+	}
+	acpi_rsdp_root_address(&tables->rsdp, &is_xsdt);
+	if (is_xsdt) {
+		if (use_root_table(tables, tables->rsdp.xsdt_address, true) == ACPI_OK)
+			return ACPI_OK;
+		report(&tables->reporter, "ACPI: XSDT at 0x%llx unusable, trying the RSDT",
+		       (unsigned long long)tables->rsdp.xsdt_address);
+	}
+	if (tables->rsdp.rsdt_address == 0) {
+		report(&tables->reporter, "ACPI: the RSDP gives no RSDT");
+		return ACPI_ERROR_NOT_FOUND;
+	}
+	error = use_root_table(tables, tables->rsdp.rsdt_address, false);
+	if (error)
+		report(&tables->reporter, "ACPI: no usable RSDT or XSDT");
+	return error;
+}
+
+int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
+			const struct physical_memory_access *memory,
+			const struct acpi_reporter *reporter)
+{
+	const uint8_t *bytes;
+	size_t available = ACPI_RSDP_V1_SIZE;
+
+	if (!tables)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	bytes = physical_memory_map(memory, rsdp_physical, ACPI_RSDP_V1_SIZE);
+	if (!bytes) {
+		memset(tables, 0, sizeof(*tables));
+		report(reporter, "ACPI: RSDP at 0x%llx not mapped", (unsigned long long)rsdp_physical);
+		return ACPI_ERROR_UNMAPPED;
+	}
+	/*
+	 * Map more only when the revision says there is more; a revision 0
+	 * RSDP may end right at the edge of mapped memory.  Whatever cannot be
+	 * mapped, acpi_rsdp_parse() then reports as truncated.
+	 */
+	if (bytes[RSDP_REVISION] >= 2) {
+		const uint8_t *longer = physical_memory_map(memory, rsdp_physical,
+							    ACPI_RSDP_V2_SIZE);
+
+		if (longer) {
+			uint32_t length = read32(longer + RSDP_LENGTH);
+
+			bytes = longer;
+			available = ACPI_RSDP_V2_SIZE;
+			if (length > ACPI_RSDP_V2_SIZE && length <= ACPI_TABLE_MAX_LENGTH) {
+				longer = physical_memory_map(memory, rsdp_physical, length);
+				if (longer) {
+					bytes = longer;
+					available = length;
+				}
+			}
+		}
+	}
+	return acpi_tables_init(tables, bytes, available, memory, reporter);
+}
+
+size_t acpi_tables_count(const struct acpi_tables *tables)
+{
+	return tables ? tables->root.entry_count : 0;
+}
+
+const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, uint32_t *length,
+			     uint64_t *address)
+{
+	if (length)
+		*length = 0;
+	if (!tables || !cursor)
+		return NULL;
+	while (*cursor < tables->root.entry_count) {
+		size_t index = (*cursor)++;
+		uint64_t entry = 0;
+		const void *table;
+
+		acpi_root_table_entry(&tables->root, index, &entry);
+		if (entry == 0) {
+			report(&tables->reporter, "ACPI: %s entry %zu is null; skipped",
+			       tables->root.is_xsdt ? "XSDT" : "RSDT", index);
+			continue;
+		}
+		table = acpi_tables_map(tables, entry, NULL, length);
+		if (table) {
+			if (address)
+				*address = entry;
+			return table;
+		}
+	}
+	return NULL;
+}
+
+const void *acpi_tables_find(const struct acpi_tables *tables, const char *signature,
+			     size_t instance, uint32_t *length)
+{
+	if (length)
+		*length = 0;
+	if (!tables || !signature)
+		return NULL;
+	for (size_t index = 0; index < tables->root.entry_count; index++) {
+		const uint8_t *header;
+		const void *table;
+		uint64_t entry = 0;
+
+		acpi_root_table_entry(&tables->root, index, &entry);
+		if (entry == 0)
+			continue;
+		header = physical_memory_map(&tables->memory, entry, ACPI_TABLE_HEADER_SIZE);
+		if (!header || !signature_matches(header, signature))
+			continue;
+		table = acpi_tables_map(tables, entry, signature, length);
+		if (!table)
+			continue;
+		if (instance == 0)
+			return table;
+		instance--;
+	}
+	if (length)
+		*length = 0;
+	return NULL;
+}
+
+/* --- MADT -------------------------------------------------------------------- */
+
+/* The sizes 5.2.12.x defines; 0 for types not decoded (only >= 2 applies). */
+static size_t madt_minimum_length(uint8_t type)
+{
+	switch (type) {
+	case ACPI_MADT_LOCAL_APIC:
+		return 8;
+	case ACPI_MADT_IO_APIC:
+		return 12;
+	case ACPI_MADT_INTERRUPT_OVERRIDE:
+		return 10;
+	case ACPI_MADT_NMI_SOURCE:
+		return 8;
+	case ACPI_MADT_LOCAL_APIC_NMI:
+		return 6;
+	case ACPI_MADT_LOCAL_APIC_OVERRIDE:
+		return 12;
+	case ACPI_MADT_LOCAL_X2APIC:
+		return 16;
+	case ACPI_MADT_LOCAL_X2APIC_NMI:
+		return 12;
+	default:
+		return 2;
+	}
+}
+
+/*
+ * Keep every CPU entry, duplicates included: silently merging two entries
+ * with one APIC ID would hide a firmware bug that matters when the CPUs
+ * are started (the second INIT-SIPI would go to the first CPU again).
+ */
+static void madt_add_cpu(struct acpi_madt *out, const struct acpi_reporter *reporter,
+			 uint32_t apic_id, uint32_t uid, uint32_t flags, bool x2apic)
+{
+	struct acpi_madt_cpu *cpu;
+
+	for (size_t i = 0; i < out->cpu_count; i++) {
+		if (out->cpus[i].apic_id == apic_id) {
+			report(reporter, "MADT: APIC ID %u listed again (CPUs %zu and %zu)",
+			       apic_id, i, out->cpu_count);
+			out->duplicate_apic_ids++;
+			break;
+		}
+	}
+	if (out->cpu_count >= ACPI_MAX_CPUS) {
+		out->cpus_beyond_capacity++;
+		return;
+	}
+	cpu = &out->cpus[out->cpu_count++];
+	cpu->apic_id = apic_id;
+	cpu->uid = uid;
+	cpu->enabled = flags & ACPI_MADT_CPU_ENABLED;
+	cpu->online_capable = flags & ACPI_MADT_CPU_ONLINE_CAPABLE;
+	cpu->from_x2apic_entry = x2apic;
+}
+
+static void madt_add_nmi(struct acpi_madt *out, uint32_t uid, bool all, uint16_t flags,
+			 uint8_t lint, bool x2apic)
+{
+	struct acpi_madt_local_nmi *nmi;
+
+	if (out->nmi_count >= ACPI_MAX_LOCAL_NMIS) {
+		out->nmis_beyond_capacity++;
+		return;
+	}
+	nmi = &out->nmis[out->nmi_count++];
+	nmi->uid = uid;
+	nmi->all_processors = all;
+	nmi->flags = flags;
+	nmi->lint = lint;
+	nmi->from_x2apic_entry = x2apic;
+}
+
+/* @entry has at least madt_minimum_length(@entry[0]) bytes. */
+static void madt_decode_entry(struct acpi_madt *out, const struct acpi_reporter *reporter,
+			      const uint8_t *entry)
+{
+	switch (entry[0]) {
+	case ACPI_MADT_LOCAL_APIC:
+		/* 5.2.12.2: u8 ACPI Processor UID, u8 APIC ID, u32 flags */
+		madt_add_cpu(out, reporter, entry[3], entry[2], read32(entry + 4), false);
+		break;
+	case ACPI_MADT_LOCAL_X2APIC:
+		/* 5.2.12.12: u16 reserved, u32 x2APIC ID, u32 flags, u32 UID */
+		madt_add_cpu(out, reporter, read32(entry + 4), read32(entry + 12),
+			     read32(entry + 8), true);
+		break;
+	case ACPI_MADT_IO_APIC:
+		/* 5.2.12.3: u8 ID, u8 reserved, u32 address, u32 GSI base */
+		if (out->io_apic_count >= ACPI_MAX_IO_APICS) {
+			out->io_apics_beyond_capacity++;
+			break;
+		}
+		out->io_apics[out->io_apic_count].id = entry[2];
+		out->io_apics[out->io_apic_count].address = read32(entry + 4);
+		out->io_apics[out->io_apic_count].gsi_base = read32(entry + 8);
+		out->io_apic_count++;
+		break;
+	case ACPI_MADT_INTERRUPT_OVERRIDE:
+		/* 5.2.12.5: u8 bus, u8 source, u32 GSI, u16 flags */
+		if (out->override_count >= ACPI_MAX_INTERRUPT_OVERRIDES) {
+			out->overrides_beyond_capacity++;
+			break;
+		}
+		out->overrides[out->override_count].bus = entry[2];
+		out->overrides[out->override_count].source = entry[3];
+		out->overrides[out->override_count].gsi = read32(entry + 4);
+		out->overrides[out->override_count].flags = read16(entry + 8);
+		out->override_count++;
+		break;
+	case ACPI_MADT_LOCAL_APIC_NMI:
+		/* 5.2.12.7: u8 UID (0xff: all), u16 flags, u8 LINT# */
+		madt_add_nmi(out, entry[2], entry[2] == MADT_UID_ALL, read16(entry + 3), entry[5],
+			     false);
+		break;
+	case ACPI_MADT_LOCAL_X2APIC_NMI:
+		/* 5.2.12.13: u16 flags, u32 UID (0xffffffff: all), u8 LINT#, 3 reserved */
+		madt_add_nmi(out, read32(entry + 4), read32(entry + 4) == MADT_X2APIC_UID_ALL,
+			     read16(entry + 2), entry[8], true);
+		break;
+	case ACPI_MADT_LOCAL_APIC_OVERRIDE:
+		/* 5.2.12.8: u16 reserved, u64 address; "at most one" per MADT */
+		if (out->local_apic_address_overridden) {
+			report(reporter, "MADT: second local APIC address override ignored");
+			break;
+		}
+		out->local_apic_address = read64(entry + 4);
+		out->local_apic_address_overridden = true;
+		break;
+	default:
+		out->other_entries++;
+		break;
+	}
+}
+
+int acpi_madt_parse(const void *table, size_t available, const struct acpi_reporter *reporter,
+		    struct acpi_madt *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	size_t offset, index = 0;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = acpi_table_check(table, available, "APIC", &header);
+	if (error) {
+		report(reporter, "MADT: %s", acpi_error_name(error));
+		return error;
+	}
+	if (header.length < MADT_ENTRIES) {
+		report(reporter, "MADT: length %u is shorter than its 44-byte header",
+		       header.length);
+		return ACPI_ERROR_BAD_LENGTH;
+	}
+	out->local_apic_address = read32(bytes + MADT_LOCAL_APIC_ADDRESS);
+	out->flags = read32(bytes + MADT_FLAGS);
+
+	/* Invariant: offset <= header.length <= available. */
+	for (offset = MADT_ENTRIES; offset < header.length; index++) {
+		size_t room = header.length - offset;
+		uint8_t type, length;
+
+		if (room < 2) {
+			report(reporter, "MADT: stray byte at offset %zu; walk stopped", offset);
+			out->bad_entries++;
+			out->walk_stopped = true;
+			break;
+		}
+		type = bytes[offset];
+		length = bytes[offset + 1];
+		if (length < 2 || length > room) {
+			/* No safe way to find the next entry: stop. */
+			report(reporter, "MADT: entry %zu (type %u) at offset %zu has length %u%s; walk stopped",
+			       index, type, offset, length,
+			       length < 2 ? "" : ", past the table end");
+			out->bad_entries++;
+			out->walk_stopped = true;
+			break;
+		}
+		if (length < madt_minimum_length(type)) {
+			report(reporter, "MADT: entry %zu (type %u) has length %u < %zu; skipped",
+			       index, type, length, madt_minimum_length(type));
+			out->bad_entries++;
+		} else {
+			madt_decode_entry(out, reporter, bytes + offset);
+		}
+		offset += length;
+	}
+
+	if (out->cpus_beyond_capacity)
+		report(reporter, "MADT: %zu CPUs listed, only %d supported",
+		       out->cpu_count + out->cpus_beyond_capacity, ACPI_MAX_CPUS);
+	if (out->io_apics_beyond_capacity)
+		report(reporter, "MADT: %zu I/O APICs listed, only %d supported",
+		       out->io_apic_count + out->io_apics_beyond_capacity, ACPI_MAX_IO_APICS);
+	if (out->overrides_beyond_capacity)
+		report(reporter, "MADT: %zu interrupt overrides listed, only %d supported",
+		       out->override_count + out->overrides_beyond_capacity,
+		       ACPI_MAX_INTERRUPT_OVERRIDES);
+	if (out->nmis_beyond_capacity)
+		report(reporter, "MADT: %zu local NMIs listed, only %d supported",
+		       out->nmi_count + out->nmis_beyond_capacity, ACPI_MAX_LOCAL_NMIS);
+	return ACPI_OK;
+}
+
+/* --- FADT -------------------------------------------------------------------- */
+
+/* Does a table of @length bytes contain the field at @offset of @size bytes? */
+static bool covers(uint32_t length, size_t offset, size_t size)
+{
+	return offset <= length && size <= length - offset;
+}
+
+static uint8_t field8(const uint8_t *table, uint32_t length, size_t offset)
+{
+	return covers(length, offset, 1) ? table[offset] : 0;
+}
+
+static uint16_t field16(const uint8_t *table, uint32_t length, size_t offset)
+{
+	return covers(length, offset, 2) ? read16(table + offset) : 0;
+}
+
+static uint32_t field32(const uint8_t *table, uint32_t length, size_t offset)
+{
+	return covers(length, offset, 4) ? read32(table + offset) : 0;
+}
+
+static uint64_t field64(const uint8_t *table, uint32_t length, size_t offset)
+{
+	return covers(length, offset, 8) ? read64(table + offset) : 0;
+}
+
+/* 5.2.3.2: u8 space ID, u8 bit width, u8 bit offset, u8 access size, u64 address */
+static bool field_gas(const uint8_t *table, uint32_t length, size_t offset,
+		      struct acpi_generic_address *gas)
+{
+	memset(gas, 0, sizeof(*gas));
+	if (!covers(length, offset, GAS_SIZE))
+		return false;
+	gas->space_id = table[offset];
+	gas->bit_width = table[offset + 1];
+	gas->bit_offset = table[offset + 2];
+	gas->access_size = table[offset + 3];
+	gas->address = read64(table + offset + 4);
+	return true;
+}
+
+/*
+ * 5.2.9: each X_ field, when non-zero, supersedes its 32-bit port field.
+ * A port is described as the I/O space register it is, LEN bytes wide.
+ */
+static void resolve_register(struct acpi_generic_address *resolved,
+			     const struct acpi_generic_address *extended, uint32_t port,
+			     uint8_t length_in_bytes)
+{
+	memset(resolved, 0, sizeof(*resolved));
+	if (extended->address != 0) {
+		*resolved = *extended;
+		return;
+	}
+	if (port == 0)
+		return;
+	resolved->space_id = ACPI_GAS_SYSTEM_IO;
+	resolved->bit_width = length_in_bytes <= UINT8_MAX / 8 ? (uint8_t)(length_in_bytes * 8) : 0;
+	resolved->access_size = ACPI_GAS_ACCESS_UNDEFINED;
+	resolved->address = port;
+}
+
+int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	uint32_t length;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = acpi_table_check(table, available, "FACP", &header);
+	if (error)
+		return error;
+	length = header.length;
+	out->length = length;
+	out->revision = header.revision;
+
+	out->dsdt_address32 = field32(bytes, length, FADT_DSDT);
+	out->x_dsdt_address = field64(bytes, length, FADT_X_DSDT);
+	out->dsdt_address = out->x_dsdt_address ? out->x_dsdt_address : out->dsdt_address32;
+
+	out->sci_interrupt = field16(bytes, length, FADT_SCI_INT);
+	out->smi_command_port = field32(bytes, length, FADT_SMI_CMD);
+	out->acpi_enable_value = field8(bytes, length, FADT_ACPI_ENABLE);
+	out->acpi_disable_value = field8(bytes, length, FADT_ACPI_DISABLE);
+
+	out->pm1a_control_port = field32(bytes, length, FADT_PM1A_CNT_BLK);
+	out->pm1b_control_port = field32(bytes, length, FADT_PM1B_CNT_BLK);
+	out->pm1_control_length = field8(bytes, length, FADT_PM1_CNT_LEN);
+	field_gas(bytes, length, FADT_X_PM1A_CNT_BLK, &out->x_pm1a_control);
+	field_gas(bytes, length, FADT_X_PM1B_CNT_BLK, &out->x_pm1b_control);
+	resolve_register(&out->pm1a_control, &out->x_pm1a_control, out->pm1a_control_port,
+			 out->pm1_control_length);
+	resolve_register(&out->pm1b_control, &out->x_pm1b_control, out->pm1b_control_port,
+			 out->pm1_control_length);
+
+	out->pm_timer_port = field32(bytes, length, FADT_PM_TMR_BLK);
+	out->pm_timer_length = field8(bytes, length, FADT_PM_TMR_LEN);
+	field_gas(bytes, length, FADT_X_PM_TMR_BLK, &out->x_pm_timer);
+	resolve_register(&out->pm_timer, &out->x_pm_timer, out->pm_timer_port,
+			 out->pm_timer_length);
+
+	out->century = field8(bytes, length, FADT_CENTURY);
+	/* Offset 109 was reserved in ACPI 1.0 (FADT revision 1): zero there means nothing. */
+	if (header.revision >= 2 && covers(length, FADT_IAPC_BOOT_ARCH, 2)) {
+		out->has_iapc_boot_arch = true;
+		out->iapc_boot_arch = read16(bytes + FADT_IAPC_BOOT_ARCH);
+	}
+
+	out->flags = field32(bytes, length, FADT_FLAGS);
+	out->pm_timer_32bit = out->flags & ACPI_FADT_TMR_VAL_EXT;
+	out->hardware_reduced = out->flags & ACPI_FADT_HW_REDUCED_ACPI;
+
+	if (covers(length, FADT_RESET_VALUE, 1)) {
+		out->has_reset_register = field_gas(bytes, length, FADT_RESET_REG,
+						    &out->reset_register);
+		out->reset_value = bytes[FADT_RESET_VALUE];
+	}
+	out->reset_supported = out->has_reset_register && (out->flags & ACPI_FADT_RESET_REG_SUP);
+	return ACPI_OK;
+}
+
+/* --- HPET, MCFG ------------------------------------------------------------------ */
+
+int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = acpi_table_check(table, available, "HPET", &header);
+	if (error)
+		return error;
+	if (header.length < HPET_MIN_LENGTH)
+		return ACPI_ERROR_BAD_LENGTH;
+	out->event_timer_block_id = read32(bytes + HPET_BLOCK_ID);
+	field_gas(bytes, header.length, HPET_BASE_ADDRESS, &out->base);
+	out->hpet_number = bytes[HPET_NUMBER];
+	out->minimum_tick = read16(bytes + HPET_MINIMUM_TICK);
+	out->page_protection = bytes[HPET_PAGE_PROTECTION];
+	return ACPI_OK;
+}
+
+int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	size_t count;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = acpi_table_check(table, available, "MCFG", &header);
+	if (error)
+		return error;
+	if (header.length < MCFG_ENTRIES)
+		return ACPI_ERROR_BAD_LENGTH;
+	count = (header.length - MCFG_ENTRIES) / MCFG_ENTRY_SIZE;
+	for (size_t i = 0; i < count; i++) {
+		const uint8_t *entry = bytes + MCFG_ENTRIES + i * MCFG_ENTRY_SIZE;
+		struct acpi_mcfg_allocation *allocation;
+
+		if (out->allocation_count >= ACPI_MAX_MCFG_ALLOCATIONS) {
+			out->allocations_beyond_capacity++;
+			continue;
+		}
+		allocation = &out->allocations[out->allocation_count++];
+		allocation->base_address = read64(entry);
+		allocation->segment_group = read16(entry + 8);
+		allocation->start_bus = entry[10];
+		allocation->end_bus = entry[11];
+	}
+	return ACPI_OK;
+}
+
+/* --- \_S5 ------------------------------------------------------------------------- */
+
+/*
+ * An integer constant (20.2.3 ComputationalData) at *@offset, below @end.
+ * Anything else (a name, an expression) is not understood.
+ */
+static bool aml_integer(const uint8_t *bytes, size_t end, size_t *offset, uint64_t *value)
+{
+	size_t size;
+	uint8_t op;
+
+	if (*offset >= end)
+		return false;
+	op = bytes[*offset];
+	switch (op) {
+	case AML_ZERO_OP:
+		*value = 0;
+		size = 0;
+		break;
+	case AML_ONE_OP:
+		*value = 1;
+		size = 0;
+		break;
+	case AML_ONES_OP:
+		*value = UINT64_MAX;
+		size = 0;
+		break;
+	case AML_BYTE_PREFIX:
+		size = 1;
+		break;
+	case AML_WORD_PREFIX:
+		size = 2;
+		break;
+	case AML_DWORD_PREFIX:
+		size = 4;
+		break;
+	case AML_QWORD_PREFIX:
+		size = 8;
+		break;
+	default:
+		return false;
+	}
+	if (size > end - *offset - 1)
+		return false;
+	if (size) {
+		*value = 0;
+		for (size_t i = 0; i < size; i++)
+			*value |= (uint64_t)bytes[*offset + 1 + i] << (8 * i);
+	}
+	*offset += 1 + size;
+	return true;
+}
+
+/*
+ * DefPackage := PackageOp PkgLength NumElements PackageElementList (20.2.5.4)
+ * PkgLength (20.2.4): bits 7-6 of the lead byte count the bytes that
+ * follow (0-3).  With none, bits 5-0 are the length; otherwise bits 3-0
+ * are its low nibble and each following byte adds 8 more bits.  The
+ * length counts itself and everything up to the end of the package.
+ */
+static bool aml_decode_s5_package(const uint8_t *bytes, size_t table_length, size_t offset,
+				  struct acpi_sleep_type *out)
+{
+	size_t package_start, end, follow;
+	uint32_t package_length;
+	uint64_t first, second;
+	uint8_t lead, elements;
+
+	if (offset >= table_length || bytes[offset] != AML_PACKAGE_OP)
+		return false;
+	package_start = ++offset;
+	if (offset >= table_length)
+		return false;
+	lead = bytes[offset];
+	follow = lead >> 6;
+	if (follow > table_length - offset - 1)
+		return false;
+	if (follow == 0) {
+		package_length = lead & 0x3f;
+	} else {
+		package_length = lead & 0x0f;
+		for (size_t i = 1; i <= follow; i++)
+			package_length |= (uint32_t)bytes[offset + i] << (4 + 8 * (i - 1));
+	}
+	if (package_length > table_length - package_start)
+		return false;
+	end = package_start + package_length;
+	offset += 1 + follow;
+	if (offset >= end)
+		return false;
+	elements = bytes[offset++];
+	if (elements == 0 || !aml_integer(bytes, end, &offset, &first))
+		return false;
+	if (elements == 1) {
+		out->slp_typ_a = (uint8_t)first;
+		out->slp_typ_b = (uint8_t)(first >> 8);
+		return true;
+	}
+	if (!aml_integer(bytes, end, &offset, &second))
+		return false;
+	out->slp_typ_a = (uint8_t)first;
+	out->slp_typ_b = (uint8_t)second;
+	return true;
+}
+
+/* NameOp NameString, where NameString may start with '\' or '^'s (20.2.2). */
+static bool aml_preceded_by_name_op(const uint8_t *bytes, size_t name)
+{
+	size_t i = name;
+
+	if (i > ACPI_TABLE_HEADER_SIZE && bytes[i - 1] == AML_ROOT_CHAR) {
+		i--;
+	} else {
+		while (i > ACPI_TABLE_HEADER_SIZE && bytes[i - 1] == AML_PARENT_PREFIX)
+			i--;
+	}
+	return i > ACPI_TABLE_HEADER_SIZE && bytes[i - 1] == AML_NAME_OP;
+}
+
+int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	bool seen = false;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	error = acpi_table_check(table, available, NULL, &header);
+	if (error)
+		return error;
+	/* header.length >= 36, so the bound cannot wrap. */
+	for (size_t i = ACPI_TABLE_HEADER_SIZE; i + 4 <= header.length; i++) {
+		struct acpi_sleep_type found;
+
+		if (bytes[i] != '_' || bytes[i + 1] != 'S' || bytes[i + 2] != '5' ||
+		    bytes[i + 3] != '_')
+			continue;
+		if (!aml_preceded_by_name_op(bytes, i))
+			continue;
+		seen = true;
+		if (aml_decode_s5_package(bytes, header.length, i + 4, &found)) {
+			*out = found;
+			return ACPI_OK;
+		}
+	}
+	return seen ? ACPI_ERROR_MALFORMED : ACPI_ERROR_NOT_FOUND;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/* The embedded symbol table, the command-line options and the QEMU check. */
+#include <hypervisor.h>
+#include <options.h>
+#include <symbols.h>
+#include <test.h>
+#include <lib/string.h>
+
+void kmain(uint32_t magic, uint32_t info_physical);
+
+static void symbols_name_the_functions_they_contain(void)
+{
+	uint64_t offset = ~0ull;
+	const char *name;
+
+	EXPECT_GT(symbol_count(), 100u);
+	name = symbol_lookup((uint64_t)kmain, &offset);
+	EXPECT_STREQ(name, "kmain");
+	EXPECT_EQ(offset, 0u);
+	name = symbol_lookup((uint64_t)symbols_name_the_functions_they_contain + 5, &offset);
+	EXPECT_STREQ(name, "symbols_name_the_functions_they_contain");
+	EXPECT_EQ(offset, 5u);
+	EXPECT_EQ(symbol_address("kmain"), (uint64_t)kmain);
+}
+
+static void symbols_outside_text_are_not_named(void)
+{
+	static const int not_code = 1;
+	uint64_t offset;
+
+	EXPECT_NULL(symbol_lookup((uint64_t)&not_code, &offset));
+	EXPECT_NULL(symbol_lookup(0, &offset));
+	EXPECT_EQ(symbol_address("no_such_function_anywhere"), 0u);
+}
+
+static struct kernel_options saved_options;
+
+static int save_options(void)
+{
+	saved_options = kernel_options;
+	return 0;
+}
+
+static void restore_options(void)
+{
+	kernel_options = saved_options;
+	machine_set_exit_action(saved_options.exit_action);
+}
+
+static void options_apply_known_keys(void)
+{
+	options_parse("test=alpha.*,beta seed=0x10 repeat=3 exit=halt", "test line");
+	EXPECT_STREQ(kernel_options.test, "alpha.*,beta");
+	EXPECT_EQ(kernel_options.seed, 16u);
+	EXPECT_TRUE(kernel_options.seed_given);
+	EXPECT_EQ(kernel_options.repeat, 3u);
+	EXPECT_EQ(kernel_options.exit_action, EXIT_ACTION_HALT);
+}
+
+static void bad_values_keep_the_defaults(void)
+{
+	kernel_options.repeat = 1;
+	kernel_options.seed = 99;
+	kernel_options.seed_given = false;
+	/* Each of these prints a diagnostic and changes nothing. */
+	options_parse("repeat=0 repeat=lots seed= seed=12x exit=sideways unknown=1 \"unclosed",
+		      "test line");
+	EXPECT_EQ(kernel_options.repeat, 1u);
+	EXPECT_EQ(kernel_options.seed, 99u);
+	EXPECT_FALSE(kernel_options.seed_given);
+	EXPECT_EQ(kernel_options.exit_action, saved_options.exit_action);
+}
+
+static void later_words_override_earlier_ones(void)
+{
+	options_parse("seed=1 seed=2", "test line");
+	EXPECT_EQ(kernel_options.seed, 2u);
+}
+
+static void qemu_is_identified_only_with_evidence(void)
+{
+	const struct hypervisor_info *info = hypervisor_info();
+
+	/* running_under_qemu() must mean: hypervisor bit, a QEMU signature, fw_cfg. */
+	if (running_under_qemu()) {
+		EXPECT_TRUE(info->cpuid_hypervisor_bit);
+		EXPECT_TRUE(info->fw_cfg_present);
+		EXPECT_TRUE(strcmp(info->signature, "TCGTCGTCGTCG") == 0 ||
+			    strncmp(info->signature, "KVMKVMKVM", 9) == 0);
+	}
+	if (!info->cpuid_hypervisor_bit)
+		EXPECT_FALSE(running_under_qemu());
+	test_diag("hypervisor signature '%s', fw_cfg %s", info->signature,
+		  info->fw_cfg_present ? "present" : "absent");
+}
+
+static const struct test_case kernel_service_cases[] = {
+	TEST_CASE(symbols_name_the_functions_they_contain),
+	TEST_CASE(symbols_outside_text_are_not_named),
+	TEST_CASE(options_apply_known_keys),
+	TEST_CASE(bad_values_keep_the_defaults),
+	TEST_CASE(later_words_override_earlier_ones),
+	TEST_CASE(qemu_is_identified_only_with_evidence),
+};
+TEST_SUITE(kernel_services, kernel_service_cases, save_options, restore_options);
