@@ -31,11 +31,13 @@ INCLUDES   := -Ikernel/include -Ikernel -Ikernel/arch/x86/include
 # The kernel is freestanding and linked at 1 MiB: -mcmodel=small fits any
 # address below 2 GiB without PIC.  -mno-red-zone because interrupts arrive on
 # the current stack; -mgeneral-regs-only because nothing saves SSE state.
-# Frame pointers stay so that a fault can print a stack trace.
+# Frame pointers stay, and tail calls stay calls, so that a fault can print
+# a complete stack trace.
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) $(INCLUDES) \
               -ffreestanding \
               -fno-stack-protector -fno-pic -fno-pie -mcmodel=small -mno-red-zone \
               -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+              -fno-optimize-sibling-calls \
               -fno-asynchronous-unwind-tables -fno-strict-aliasing -fno-common \
               -fno-delete-null-pointer-checks -MMD -MP
 KERNEL_ASFLAGS := $(INCLUDES) -D__ASSEMBLY__ -g -MMD -MP
@@ -80,6 +82,8 @@ endif
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
+# A change of flags rebuilds everything.
+$(KERNEL_OBJECTS) $(HOST_LIB_OBJECTS) $(HOST_RUNNER_OBJECT): Makefile
 $(BUILD)/kernel/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@

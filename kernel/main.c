@@ -3,6 +3,7 @@
  * kmain: the boot order, one step a line.  boot/entry.S calls it in long
  * mode on the boot stack, with the low 4 GiB identity-mapped.
  */
+#include <acpi.h>
 #include <boot.h>
 #include <cpu.h>
 #include <hypervisor.h>
@@ -30,6 +31,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
 	memory_init();					/* page allocator, final page tables */
+	acpi_init();					/* RSDP, root table, FADT, \_S5 */
 	boot_report();					/* what we found, as diagnostics */
 
 	suites = test_select(kernel_options.test);	/* test=GLOB */

@@ -61,3 +61,15 @@ char *symbol_format(uint64_t address, char *buffer, size_t size)
 		snprintf(buffer, size, "0x%llx", (unsigned long long)address);
 	return buffer;
 }
+
+char *symbol_format_return_address(uint64_t address, char *buffer, size_t size)
+{
+	uint64_t offset;
+	const char *name = symbol_lookup(address - 1, &offset);
+
+	if (name)
+		snprintf(buffer, size, "%s+0x%llx", name, (unsigned long long)offset + 1);
+	else
+		snprintf(buffer, size, "0x%llx", (unsigned long long)address);
+	return buffer;
+}

@@ -26,4 +26,10 @@ size_t symbol_count(void);
  */
 char *symbol_format(uint64_t address, char *buffer, size_t size);
 
+/**
+ * symbol_format_return_address - like symbol_format(), but names the
+ * function containing the call that pushed return address @address
+ */
+char *symbol_format_return_address(uint64_t address, char *buffer, size_t size);
+
 #endif

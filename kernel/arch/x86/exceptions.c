@@ -105,7 +105,13 @@ void stack_trace_print(const char *prefix, uint64_t frame_pointer)
 		next = frame[0];
 		if (return_address == 0)
 			break;
-		kprintf("%s  %s\n", prefix, symbol_format(return_address, name, sizeof(name)));
+		/*
+		 * Name the call, not what follows it: after a call to a
+		 * noreturn function the return address is already the next
+		 * function's first byte.
+		 */
+		kprintf("%s  %s\n", prefix, symbol_format_return_address(return_address, name,
+									 sizeof(name)));
 		if (next <= frame_pointer)
 			break;
 		frame_pointer = next;

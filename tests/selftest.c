@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Harness self-tests: suites that fail, fault, skip, panic or hang on
+ * purpose, so that `make test` can prove that each of those is reported as
+ * what it is and never turns a run green (tests/matrix.cfg boots them with
+ * test=selftest_... and checks the verdict and the lines).  The runner
+ * leaves selftest_* suites out unless test= names them.
+ */
+#include <panic.h>
+#include <test.h>
+
+static void passes(void)
+{
+	EXPECT_EQ(1 + 1, 2);
+}
+
+static void expectation_fails_and_case_goes_on(void)
+{
+	static volatile int reached;
+
+	EXPECT_EQ(1 + 1, 3);
+	reached = 1;
+	/* Reached despite the failed EXPECT: this one fails too, visibly. */
+	EXPECT_EQ(reached, 2);
+}
+
+static void assertion_ends_the_case(void)
+{
+	ASSERT_TRUE(false);
+	test_diag("this line must never be printed");
+}
+
+static void fault_is_reported_as_error(void)
+{
+	volatile uint8_t *volatile nowhere = (volatile uint8_t *)0x10;
+
+	(void)*nowhere;
+}
+
+static void skip_is_reported_as_skip(void)
+{
+	test_skip("deliberately skipped");
+}
+
+static const struct test_case outcome_cases[] = {
+	TEST_CASE(passes),
+	TEST_CASE(expectation_fails_and_case_goes_on),
+	TEST_CASE(assertion_ends_the_case),
+	TEST_CASE(fault_is_reported_as_error),
+	TEST_CASE(skip_is_reported_as_skip),
+};
+TEST_SUITE(selftest_outcomes, outcome_cases, NULL, NULL);
+
+static void panics(void)
+{
+	panic("deliberate panic from a self-test");
+}
+
+static const struct test_case panic_cases[] = {
+	TEST_CASE(panics),
+};
+TEST_SUITE(selftest_panic, panic_cases, NULL, NULL);
+
+static void hangs(void)
+{
+	/* A hang the runner cannot see: only a watchdog or the host's timeout can. */
+	for (;;)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static const struct test_case hang_cases[] = {
+	TEST_CASE(hangs),
+};
+TEST_SUITE(selftest_hang, hang_cases, NULL, NULL);
+
+static void only_skips(void)
+{
+	test_skip("nothing to run here");
+}
+
+static const struct test_case skip_cases[] = {
+	TEST_CASE(only_skips),
+};
+TEST_SUITE(selftest_all_skipped, skip_cases, NULL, NULL);

@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: MIT
+"""Tests of tools/matrix: config parsing, selection, `make check` counting, and
+whole matrix runs through tools/run against the fake QEMU of test_run.py."""
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(HERE)
+REPO = os.path.dirname(TOOLS)
+MATRIX = os.path.join(TOOLS, "matrix")
+
+
+def load(name, path):
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+matrix = load("trigos_matrix", MATRIX)
+# The fake QEMU and its fixture live in test_run.py.
+test_run = load("trigos_test_run", os.path.join(HERE, "test_run.py"))
+
+SAMPLE = """\
+# comment
+; another comment
+
+[bios-cdrom-1cpu]
+run = --firmware bios --boot cdrom --cpus 1
+cmdline = seed=1
+timeout = 60
+groups = quick
+
+[uefi-usb]
+  run=--firmware uefi --boot usb   # trailing comment
+groups = slow, uefi
+cmdline = "test=lib_* seed=7"
+
+[kernel.cmdline_2]
+run = --boot kernel --cmdline "test=lib_* seed=7" --qemu-arg '-cpu max'
+timeout = 2.5
+"""
+
+
+class ConfigTest(unittest.TestCase):
+    def test_sample(self):
+        entries = matrix.parse_config(SAMPLE, "sample.cfg")
+        self.assertEqual([e.name for e in entries], ["bios-cdrom-1cpu", "uefi-usb",
+                                                     "kernel.cmdline_2"])
+        first, second, third = entries
+        self.assertEqual(first.run_args, ["--firmware", "bios", "--boot", "cdrom", "--cpus", "1"])
+        self.assertEqual((first.cmdline, first.timeout, first.groups, first.line),
+                         ("seed=1", 60.0, ["quick"], 4))
+        self.assertEqual(second.run_args, ["--firmware", "uefi", "--boot", "usb"])
+        self.assertEqual(second.groups, ["slow", "uefi"])
+        self.assertEqual(second.cmdline, "test=lib_* seed=7")
+        self.assertEqual(third.run_args, ["--boot", "kernel", "--cmdline", "test=lib_* seed=7",
+                                          "--qemu-arg", "-cpu max"])
+        self.assertEqual((third.cmdline, third.timeout, third.groups), (None, 2.5, []))
+
+    def test_errors_name_the_line(self):
+        cases = [
+            ("run = --cpus 1\n", 1, "before the first"),
+            ("[a]\nrun --cpus 1\n", 2, "expected '[name]'"),
+            ("[a]\n\n\nsmp = 2\n", 4, "unknown key 'smp'"),
+            ("[a b]\n", 1, "bad configuration name"),
+            ("[]\n", 1, "bad configuration name"),
+            ("[a/b]\n", 1, "bad configuration name"),
+            ("[a]\n[b]\n[a]\n", 3, "already defined at line 1"),
+            ("[a]\nrun = x\nrun = y\n", 3, "already set"),
+            ("[a]\ntimeout = soon\n", 2, "positive number"),
+            ("[a]\ntimeout = -1\n", 2, "positive number"),
+            ("[a]\ntimeout = nan\n", 2, "positive number"),
+            ("[a]\ntimeout = 0\n", 2, "positive number"),
+            ("[a]\nrun = --cmdline \"unbalanced\n", 2, "cannot split"),
+            ("[a]\nrun = --cpus 1 --log x.log\n", 2, "set by tools/matrix"),
+            ("[a]\nrun = --quiet\n", 2, "set by tools/matrix"),
+            ("[a]\ngroups = ok b@d\n", 2, "bad group name"),
+            ("[a]\n[b\n", 2, "expected '[name]'"),
+        ]
+        for text, line, fragment in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(matrix.ConfigError) as raised:
+                    matrix.parse_config(text, "m.cfg")
+                message = str(raised.exception)
+                self.assertTrue(message.startswith(f"m.cfg:{line}: "), message)
+                self.assertIn(fragment, message)
+
+    def test_empty_section_uses_defaults(self):
+        entry, = matrix.parse_config("[plain]\n")
+        self.assertEqual((entry.run_args, entry.cmdline, entry.timeout), ([], None, None))
+
+    def test_project_matrix(self):
+        entries = matrix.load_config(os.path.join(REPO, "tests", "matrix.cfg"))
+        names = [entry.name for entry in entries]
+        for name in ("bios-cdrom-1cpu", "bios-cdrom-2cpu", "uefi-cdrom-2cpu", "bios-usb-2cpu",
+                     "kernel-2cpu", "kernel-cmdline"):
+            self.assertIn(name, names)
+        by_name = {entry.name: entry for entry in entries}
+        self.assertEqual(by_name["uefi-cdrom-2cpu"].timeout, 90.0)
+        self.assertIn("test=lib_* seed=7", by_name["kernel-cmdline"].run_args)
+        # Every entry is a valid tools/run command line.
+        for entry in entries:
+            with self.subTest(entry=entry.name):
+                args = test_run.run.parse_args(entry.run_args)
+                test_run.run.build_command(test_run.run.config_from_args(args, "vars"))
+
+    def test_missing_config_file(self):
+        with self.assertRaises(matrix.ConfigError) as raised:
+            matrix.load_config("/nonexistent/m.cfg")
+        self.assertIn("cannot read", str(raised.exception))
+
+
+class SelectionTest(unittest.TestCase):
+    def setUp(self):
+        self.entries = matrix.parse_config(SAMPLE)
+
+    def names(self, only=None, groups=None):
+        return [entry.name for entry in matrix.select(self.entries, only, groups)]
+
+    def test_select(self):
+        self.assertEqual(self.names(), ["bios-cdrom-1cpu", "uefi-usb", "kernel.cmdline_2"])
+        self.assertEqual(self.names(only=["*usb*"]), ["uefi-usb"])
+        self.assertEqual(self.names(only=["bios-*", "kernel*"]),
+                         ["bios-cdrom-1cpu", "kernel.cmdline_2"])
+        self.assertEqual(self.names(groups=["uefi"]), ["uefi-usb"])
+        self.assertEqual(self.names(groups=["quick", "slow"]), ["bios-cdrom-1cpu", "uefi-usb"])
+        self.assertEqual(self.names(only=["bios*"], groups=["slow"]), [])
+
+    def test_run_command(self):
+        entry = self.entries[0]
+        command = matrix.run_command(entry, "logs/x.log", iso="a.iso", kernel="a.elf",
+                                     python="py")
+        self.assertEqual(command, ["py", matrix.RUN_TOOL, "--iso", "a.iso", "--kernel", "a.elf",
+                                   "--firmware", "bios", "--boot", "cdrom", "--cpus", "1",
+                                   "--cmdline", "seed=1", "--timeout", "60", "--quiet",
+                                   "--log", "logs/x.log"])
+        command = matrix.run_command(self.entries[2], "y.log", python="py")
+        self.assertNotIn("--iso", command)
+        self.assertEqual(command[-5:], ["--timeout", "2.5", "--quiet", "--log", "y.log"])
+        self.assertEqual(os.path.dirname(matrix.RUN_TOOL), TOOLS)
+
+
+class CheckStepTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = test_run.tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def files(self, status, log):
+        status_path = os.path.join(self.dir, "check.status")
+        log_path = os.path.join(self.dir, "check.log")
+        with open(status_path, "w") as out:
+            out.write(status)
+        with open(log_path, "w") as out:
+            out.write(log)
+        return status_path, log_path
+
+    UNIT_LOG = ("KTAP version 1\n...\n12 passed, 0 failed, 1 skipped\n# RESULT: PASS\n"
+                "12 passed, 0 failed, 1 skipped\n")
+
+    def test_pass(self):
+        outcome = matrix.check_step(*self.files("0\n", self.UNIT_LOG))
+        self.assertTrue(outcome.ok, outcome.reasons)
+        self.assertEqual((outcome.passed, outcome.failed, outcome.skipped), (12, 0, 1))
+
+    def test_unittest_summary_is_added(self):
+        log = self.UNIT_LOG + "......s.\n------\nRan 8 tests in 1.2s\n\nOK (skipped=1)\n"
+        outcome = matrix.check_step(*self.files("0", log))
+        self.assertEqual((outcome.passed, outcome.failed, outcome.skipped), (19, 0, 2))
+        log = self.UNIT_LOG + "Ran 8 tests in 1.2s\n\nFAILED (failures=1, errors=2)\n"
+        outcome = matrix.check_step(*self.files("2", log))
+        self.assertFalse(outcome.ok)
+        self.assertEqual((outcome.passed, outcome.failed), (17, 3))
+
+    def test_nonzero_status_is_a_failure(self):
+        outcome = matrix.check_step(*self.files("2\n", self.UNIT_LOG))
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.failed, 1)
+        self.assertIn("status 2", outcome.reasons[0])
+
+    def test_no_closing_line_or_unreadable(self):
+        outcome = matrix.check_step(*self.files("0", "gcc: error: something\n"))
+        self.assertFalse(outcome.ok)
+        self.assertIn("no 'N passed, N failed' line", outcome.reasons[0])
+        outcome = matrix.check_step(os.path.join(self.dir, "absent"), None)
+        self.assertFalse(outcome.ok)
+        outcome = matrix.check_step(*self.files("garbage", self.UNIT_LOG))
+        self.assertFalse(outcome.ok)
+
+
+class MatrixRunTest(test_run.FakeQemuCase):
+    CONFIG = textwrap.dedent("""\
+        [good-cdrom]
+        run = --cpus 1
+        groups = quick
+
+        [good-kernel]
+        run = --boot kernel
+        cmdline = fake=pass seed=1,2
+        groups = quick
+
+        [fails]
+        run = --boot usb
+        cmdline = fake=fail
+
+        [crashes]
+        cmdline = fake=crash
+
+        [skips]
+        cmdline = fake=skip
+
+        [hangs]
+        cmdline = fake=hang
+        timeout = 2
+        """)
+
+    def setUp(self):
+        super().setUp()
+        self.config = os.path.join(self.dir, "m.cfg")
+        with open(self.config, "w") as out:
+            out.write(self.CONFIG)
+        self.logs = os.path.join(self.dir, "logs")
+
+    def matrix(self, *args, timeout=60):
+        return subprocess.run([sys.executable, MATRIX, "--iso", self.iso, "--kernel", self.elf,
+                               "--log-dir", self.logs, *args], env=self.env, cwd=self.dir,
+                              capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+
+    def test_good_configurations(self):
+        junit = os.path.join(self.dir, "junit")
+        result = self.matrix("--group", "quick", "--jobs", "2", "--junit-dir", junit,
+                             self.config)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[-1], "4 passed, 0 failed, 2 skipped")
+        self.assertEqual(len(lines), 3, lines)
+        for name in ("good-cdrom", "good-kernel"):
+            line, = [line for line in lines if f" {name} " in line]
+            self.assertTrue(line.startswith("PASS "), line)
+            self.assertIn("pass:2 fail:0 skip:1", line)
+            self.assertIn(os.path.join(self.logs, name + ".log"), line)
+            self.assertTrue(os.path.isfile(os.path.join(self.logs, name + ".log")))
+            root = ET.parse(os.path.join(junit, name + ".xml")).getroot()
+            self.assertEqual(root.get("tests"), "3")
+            self.assertEqual(root.find("testsuite").get("name"), f"{name}/alpha")
+        argv = {tuple(record["argv"]) for record in self.records()}
+        self.assertEqual(len(argv), 2)
+        kernel_argv, = [a for a in argv if "-kernel" in a]
+        self.assertIn(self.elf, kernel_argv)
+        self.assertIn("fake=pass seed=1,2", kernel_argv)
+        cdrom_argv, = [a for a in argv if "-cdrom" in a]
+        self.assertIn(self.iso, cdrom_argv)
+        self.assertEqual(cdrom_argv[cdrom_argv.index("-smp") + 1], "1")
+
+    def test_every_outcome(self):
+        status, log = os.path.join(self.dir, "status"), os.path.join(self.dir, "check.log")
+        with open(status, "w") as out:
+            out.write("0\n")
+        with open(log, "w") as out:
+            out.write("7 passed, 0 failed, 0 skipped\n")
+        result = self.matrix("--jobs", "3", "--check-status", status, "--check-log", log,
+                             self.config)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        lines = result.stdout.splitlines()
+        verdicts = {}
+        for line in lines:
+            words = line.split()
+            if len(words) > 2 and words[1] in ("make-check", "good-cdrom", "good-kernel",
+                                               "fails", "crashes", "skips", "hangs"):
+                verdicts[words[1]] = words[0]
+        self.assertEqual(verdicts, {"make-check": "PASS", "good-cdrom": "PASS",
+                                    "good-kernel": "PASS", "fails": "FAIL", "crashes": "CRASH",
+                                    "skips": "SKIP", "hangs": "TIMEOUT"})
+        # make check 7, good 2+2, fails 2 (+1 failed), crashes 1 passed and a
+        # failure, skips 0 (1 skipped), hangs 1 passed and a failure.
+        self.assertEqual(lines[-1], "15 passed, 3 failed, 3 skipped")
+        self.assertIn("matrix: failed: ", result.stdout)
+        text = result.stdout
+        self.assertIn("not ok 2 alpha/two", text)            # the failing case is named
+        self.assertIn("crashed", text)
+        self.assertIn("timeout", text)
+        self.assertIn("log | ", text)                         # the log's last lines
+
+    def test_check_step_failure_fails_the_matrix(self):
+        status, log = os.path.join(self.dir, "status"), os.path.join(self.dir, "check.log")
+        with open(status, "w") as out:
+            out.write("2\n")
+        with open(log, "w") as out:
+            out.write("make: *** [Makefile:1: check-unit] Error 1\n")
+        result = self.matrix("--only", "good-cdrom", "--check-status", status, "--check-log",
+                             log, self.config)
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.stdout.splitlines()[-1], "2 passed, 1 failed, 1 skipped")
+
+    def test_missing_iso_is_a_failure(self):
+        result = subprocess.run([sys.executable, MATRIX, "--iso", "/nonexistent.iso",
+                                 "--log-dir", self.logs, "--only", "good-cdrom", self.config],
+                                env=self.env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("SETUP-ERROR", result.stdout)
+        self.assertIn("make iso", result.stdout)
+        self.assertEqual(result.stdout.splitlines()[-1], "0 passed, 1 failed, 0 skipped")
+
+    def test_list_and_errors(self):
+        result = self.matrix("--list", self.config)
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(len(result.stdout.splitlines()), 6)
+        self.assertFalse(os.path.exists(self.record))      # nothing was booted
+        result = self.matrix("--only", "nothing*", self.config)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no configuration", result.stderr)
+        bad = os.path.join(self.dir, "bad.cfg")
+        with open(bad, "w") as out:
+            out.write("[a]\nrun = --cpus 1\nbogus line\n")
+        result = self.matrix(bad)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("bad.cfg:3:", result.stderr)
+        self.assertEqual(self.matrix("--jobs", "0", self.config).returncode, 2)
+
+    def test_help(self):
+        result = subprocess.run([sys.executable, MATRIX, "--help"], capture_output=True,
+                                text=True)
+        self.assertEqual(result.returncode, 0)
+        for option in ("--jobs", "--only", "--group", "--junit-dir", "--check-status",
+                       "--check-log", "--list"):
+            self.assertIn(option, result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
