@@ -3,6 +3,8 @@
 
 struct cpu cpus[MAX_CPUS];
 
+extern char boot_stack_top[];
+
 /* The boot CPU's IST stacks; APs get theirs from the page allocator. */
 static uint8_t bsp_ist_stacks[IST_STACK_COUNT][IST_STACK_SIZE] __attribute__((aligned(16)));
 
@@ -23,6 +25,7 @@ void cpu_init_bsp(void)
 
 	for (int slot = 1; slot <= IST_STACK_COUNT; slot++)
 		cpu->arch.ist_stack_top[slot] = (uint64_t)&bsp_ist_stacks[slot - 1][IST_STACK_SIZE];
+	cpu->stack_top = (uint64_t)boot_stack_top;
 	idt_init();
 	arch_cpu_init(cpu);
 	cpu->online = true;

@@ -7,13 +7,18 @@
 #include <boot.h>
 #include <cpu.h>
 #include <hypervisor.h>
+#include <irq.h>
 #include <ktap.h>
 #include <machine.h>
 #include <memory_setup.h>
 #include <options.h>
 #include <serial.h>
+#include <smp.h>
 #include <test_runner.h>
+#include <time.h>
+#include <tsc_sync.h>
 #include <version.h>
+#include <watchdog.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
 
@@ -22,6 +27,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	enum verdict verdict;
 	unsigned int suites;
 
+	time_mark_boot();				/* TSC at kernel entry */
 	cpu_early_init();				/* this_cpu() works from here */
 	serial_console_init();				/* COM1, if a UART answers */
 	cpu_init_bsp();					/* GDT, TSS + IST stacks, IDT */
@@ -30,12 +36,20 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
+	suites = test_select(kernel_options.test);	/* test=GLOB */
+	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */
+	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
+	interrupt_controller_init();			/* local APIC, its timer */
+	smp_arch_init();				/* the wake IPI */
+	local_irq_enable();				/* the BSP takes interrupts */
+	smp_discover();					/* MADT (or MP table): which CPUs */
+	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */
+	tsc_sync_check();				/* do the CPUs' TSCs agree? */
+	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
 	boot_report();					/* what we found, as diagnostics */
 
-	suites = test_select(kernel_options.test);	/* test=GLOB */
-	ktap_header(suites);				/* KTAP version 1, 1..N, notes */
 	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);
 	machine_exit(verdict);				/* QEMU exit code, halt or reboot */
 }

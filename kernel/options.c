@@ -3,6 +3,8 @@
 #include <hypervisor.h>
 #include <ktap.h>
 #include <options.h>
+#include <cpu.h>
+#include <watchdog.h>
 #include <asm/entropy.h>
 #include <lib/cmdline.h>
 #include <lib/string.h>
@@ -11,6 +13,7 @@ struct kernel_options kernel_options = {
 	.test = "",
 	.repeat = 1,
 	.exit_action = EXIT_ACTION_AUTO,
+	.watchdog_seconds = WATCHDOG_DEFAULT_SECONDS,
 };
 
 #define REPEAT_MAX 100000
@@ -65,6 +68,34 @@ static bool apply_repeat(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+static bool apply_number(const struct cmdline_word *word, const char **error, uint64_t minimum,
+			 uint64_t maximum, unsigned int *out)
+{
+	uint64_t value;
+	int result = parse_u64(word->value, word->value_length, &value);
+
+	if (!word->has_value || result != 0) {
+		*error = parse_error_message(word->has_value ? result : PARSE_ERROR_EMPTY);
+		return false;
+	}
+	if (value < minimum || value > maximum) {
+		*error = "out of range";
+		return false;
+	}
+	*out = (unsigned int)value;
+	return true;
+}
+
+static bool apply_watchdog(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 86400, &kernel_options.watchdog_seconds);
+}
+
+static bool apply_cpus(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 1, MAX_CPUS, &kernel_options.expected_cpus);
+}
+
 static bool apply_exit(const struct cmdline_word *word, const char **error)
 {
 	static const struct {
@@ -93,6 +124,8 @@ static const struct option known_options[] = {
 	{ "seed", "a number", apply_seed },
 	{ "repeat", "1..100000", apply_repeat },
 	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },
+	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
+	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

@@ -17,6 +17,7 @@
 #include <recovery.h>
 #include <test.h>
 #include <test_runner.h>
+#include <watchdog.h>
 #include <lib/format.h>
 #include <lib/glob.h>
 #include <lib/random.h>
@@ -28,7 +29,7 @@ extern const struct test_suite *const __stop_test_suites[];
 #define THROW_ASSERT	(RECOVERY_THROW_BASE + 0)
 #define THROW_SKIP	(RECOVERY_THROW_BASE + 1)
 
-enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR };
+enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR, CASE_TIMEOUT };
 
 /* The one running case, shared by every CPU (cases may use several). */
 static struct {
@@ -191,7 +192,9 @@ static enum case_outcome run_case_once(const struct test_suite *suite,
 		return CASE_FAIL;
 	}
 	running.context = &context;
+	watchdog_case_begin(test_case->name);
 	outcome = recovery_call(&context, run_case_body, (void *)test_case);
+	watchdog_case_end();
 	running.context = NULL;
 	if (suite->exit)
 		suite->exit();
@@ -200,6 +203,8 @@ static enum case_outcome run_case_once(const struct test_suite *suite,
 		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));
 		return CASE_ERROR;
 	}
+	if (outcome == RECOVERY_TIMEOUT)
+		return CASE_TIMEOUT;
 	if (outcome == THROW_SKIP && running.failures == 0)
 		return CASE_SKIP;
 	return running.failures ? CASE_FAIL : CASE_PASS;
@@ -263,6 +268,11 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 		case CASE_ERROR:
 			counts.failed++;
 			kprintf("    not ok %u %s # ERROR %s\n", case_number, test_case->name, error);
+			break;
+		case CASE_TIMEOUT:
+			counts.failed++;
+			kprintf("    not ok %u %s # TIMEOUT the watchdog ended it\n", case_number,
+				test_case->name);
 			break;
 		}
 	}

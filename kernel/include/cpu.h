@@ -16,13 +16,36 @@
 
 struct recovery_context;
 
+/*
+ * The minimal cross-CPU work slot (smp.h): one request at a time per
+ * target, a sequence number each way.  The SMP issue's call-function queues
+ * build on the same idle loop.
+ */
+struct cpu_work {
+	void (*function)(void *argument);
+	void *argument;
+	unsigned long requested;	/* bumped by the requester */
+	unsigned long completed;	/* set to requested by the target when done */
+	uint32_t lock;			/* one requester at a time */
+};
+
 struct cpu {
 	struct cpu *self;			/* offset 0: asm/percpu.h reads it via GS */
 	unsigned int id;			/* logical CPU number */
 	uint32_t apic_id;
 	struct recovery_context *recovery;	/* innermost fault-recovery context */
 	unsigned int exception_depth;		/* nested exceptions being handled */
-	bool online;
+	bool present;				/* listed by the firmware and enabled */
+	bool online;				/* running trigos code */
+	bool boot_failed;			/* did not come up within the deadline */
+	uint64_t online_cycles;			/* TSC when it came online */
+	uint64_t stack_top;			/* its kernel stack (guard page below) */
+	struct cpu_work work;
+	unsigned long timer_ticks;		/* LAPIC timer interrupts taken */
+	unsigned long wake_interrupts;		/* wake IPIs taken */
+	uint64_t wake_interrupted_rflags;	/* RFLAGS the last wake IPI interrupted */
+	uint64_t wake_interrupted_rip;
+	uint64_t scratch;			/* for tests of per-CPU privacy */
 	struct arch_cpu_state arch;
 };
 

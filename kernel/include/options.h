@@ -21,6 +21,8 @@ struct kernel_options {
 	bool seed_given;
 	unsigned int repeat;		/* repeat=N: run each selected case N times */
 	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
+	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
+	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
 };
 
 extern struct kernel_options kernel_options;

@@ -24,6 +24,7 @@
 
 #define RECOVERY_RETURNED	(-1L)
 #define RECOVERY_THROW_BASE	256L	/* codes below it are exception vectors */
+#define RECOVERY_TIMEOUT	(RECOVERY_THROW_BASE + 100)	/* the watchdog ended it */
 
 struct fault_record {
 	uint64_t vector;

@@ -7,7 +7,7 @@
  * readable before reading any (an explicit @available, or what the
  * accessor mapped); check a structure's own length against that before
  * believing it; compare lengths by subtraction so nothing wraps; read
- * multi-byte fields a byte at a time (little-endian, 5.2.1), since tables
+ * multi-byte fields a byte at a time (little-endian, 5.2), since tables
  * are byte-packed and XSDT entries are not 8-byte aligned.  A table that
  * fails a check is reported and never used.
  */
@@ -451,7 +451,8 @@ int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
 	bytes = physical_memory_map(memory, rsdp_physical, ACPI_RSDP_V1_SIZE);
 	if (!bytes) {
 		memset(tables, 0, sizeof(*tables));
-		report(reporter, "ACPI: RSDP at 0x%llx not mapped", (unsigned long long)rsdp_physical);
+		report(reporter, "ACPI: RSDP at 0x%llx not mapped",
+		       (unsigned long long)rsdp_physical);
 		return ACPI_ERROR_UNMAPPED;
 	}
 	/*
@@ -545,7 +546,7 @@ const void *acpi_tables_find(const struct acpi_tables *tables, const char *signa
 
 /* --- MADT -------------------------------------------------------------------- */
 
-/* The sizes 5.2.12.x defines; 0 for types not decoded (only >= 2 applies). */
+/* The sizes 5.2.12.x define; 2 (just the entry header) for types not decoded. */
 static size_t madt_minimum_length(uint8_t type)
 {
 	switch (type) {
@@ -718,9 +719,9 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 		length = bytes[offset + 1];
 		if (length < 2 || length > room) {
 			/* No safe way to find the next entry: stop. */
-			report(reporter, "MADT: entry %zu (type %u) at offset %zu has length %u%s; walk stopped",
-			       index, type, offset, length,
-			       length < 2 ? "" : ", past the table end");
+			report(reporter,
+			       "MADT: entry %zu (type %u) at offset %zu has length %u%s; stopped",
+			       index, type, offset, length, length < 2 ? "" : ", past the end");
 			out->bad_entries++;
 			out->walk_stopped = true;
 			break;

@@ -346,7 +346,7 @@ static void walk_tags(struct parse_state *state)
 			return;
 		}
 		if (size > state->total_size - offset) {
-			report(out, "tag type %u at offset %zu (size %u) runs past total_size %u; stopped",
+			report(out, "tag %u at offset %zu, size %u, runs past total_size %u",
 			       type, offset, size, state->total_size);
 			return;
 		}

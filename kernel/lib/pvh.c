@@ -12,7 +12,7 @@
  *	16	u64 modlist_paddr	-> nr_modules x {u64 paddr, size, cmdline_paddr, reserved}
  *	24	u64 cmdline_paddr	-> NUL-terminated string
  *	32	u64 rsdp_paddr
- *	40	u64 memmap_paddr	-> memmap_entries x {u64 addr, u64 size, u32 type, u32 reserved}
+ *	40	u64 memmap_paddr	-> memmap_entries x {u64 addr, size; u32 type, reserved}
  *	48	u32 memmap_entries
  *	52	u32 reserved		(version 2: offset of VGA console information)
  *

@@ -13,12 +13,15 @@
 #include <stdint.h>
 
 /*
- * gcc's loop-distribution pass recognises a loop that copies or fills
- * memory and replaces it with a call to memcpy(), memmove() or memset(),
- * even under -ffreestanding.  Inside those very functions that call would
- * be to themselves: infinite recursion.  This turns the pass off for the
- * functions that implement them (and for their helpers, so that the helpers
- * may still be inlined: gcc inlines only between matching options).
+ * gcc's loop-distribution pass recognises loops that copy, fill or measure
+ * memory and replaces them with calls to memcpy(), memmove(), memset() or
+ * strlen().  Inside those very functions the call is to themselves:
+ * infinite recursion.  gcc 12 does exactly that to memset() and strlen()
+ * here when this file is built hosted.  -ffreestanding and -fno-builtin
+ * stop it today, but older gccs did it even under -ffreestanding (gcc bug
+ * 56888) and nothing promises otherwise, so the pass is switched off for
+ * these functions and for their helpers (which then still inline: gcc
+ * inlines only between functions built with the same options).
  */
 #define NO_LIBCALL_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
@@ -149,11 +152,6 @@ void *memchr(const void *memory, int value, size_t count)
 	return NULL;
 }
 
-/*
- * strlen() and strnlen() are loops that gcc could one day turn into a
- * call to strlen() (gcc 12 learnt to recognise such loops on some
- * targets); keep them loops.
- */
 NO_LIBCALL_LOOPS
 size_t strlen(const char *text)
 {

@@ -373,7 +373,8 @@ static void messages_beyond_capacity_are_counted(void)
 	EXPECT_EQ(info.message_count, BOOT_INFO_MAX_MESSAGES);
 	EXPECT_EQ(info.messages_dropped, 3);
 	for (size_t i = 0; i < info.message_count; i++)
-		EXPECT_LT(strnlen(info.messages[i], BOOT_INFO_MESSAGE_SIZE), BOOT_INFO_MESSAGE_SIZE);
+		EXPECT_LT(strnlen(info.messages[i], BOOT_INFO_MESSAGE_SIZE),
+			  (size_t)BOOT_INFO_MESSAGE_SIZE);
 }
 
 /* --- Strings ------------------------------------------------------------------------ */
@@ -466,6 +467,23 @@ static void cmdline_of_exactly_the_capacity_is_not_truncated(void)
 	EXPECT_EQ(parse(), 0);
 	EXPECT_EQ(strlen(info.cmdline), BOOT_INFO_CMDLINE_SIZE - 1);
 	EXPECT_EQ(info.message_count, 0);
+}
+
+static void cmdline_one_byte_over_capacity_is_truncated(void)
+{
+	uint8_t *tag;
+
+	/* The loader name comes first: an overrun of cmdline[] would clobber it. */
+	mb_begin();
+	mb_string_tag(MULTIBOOT2_TAG_BOOT_LOADER_NAME, "GRUB");
+	tag = mb_tag(MULTIBOOT2_TAG_CMDLINE, 8 + BOOT_INFO_CMDLINE_SIZE + 1);
+	memset(tag + 8, 'c', BOOT_INFO_CMDLINE_SIZE);
+	tag[8 + BOOT_INFO_CMDLINE_SIZE] = '\0';
+	mb_finish();
+	EXPECT_EQ(parse(), 0);
+	EXPECT_EQ(strnlen(info.cmdline, sizeof(info.cmdline)), BOOT_INFO_CMDLINE_SIZE - 1);
+	EXPECT_STREQ(info.loader_name, "GRUB");
+	EXPECT_TRUE(has_message("command line of 1024 bytes truncated to 1023"));
 }
 
 static void second_cmdline_tag_is_ignored(void)
@@ -1005,6 +1023,7 @@ static const struct test_case multiboot2_cases[] = {
 	TEST_CASE(empty_cmdline_tag_is_reported),
 	TEST_CASE(long_cmdline_is_truncated_and_reported),
 	TEST_CASE(cmdline_of_exactly_the_capacity_is_not_truncated),
+	TEST_CASE(cmdline_one_byte_over_capacity_is_truncated),
 	TEST_CASE(second_cmdline_tag_is_ignored),
 	TEST_CASE(loader_name_is_copied),
 	TEST_CASE(long_loader_name_is_truncated),

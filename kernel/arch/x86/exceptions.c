@@ -173,16 +173,21 @@ static void resume_in_context(struct interrupt_frame *frame, struct recovery_con
 	};
 	if (context->report_faults)
 		exception_dump(frame, cr2, context->report_prefix ? context->report_prefix : "# ");
+	recovery_redirect_frame(frame, context, (long)frame->vector);
+}
+
+void recovery_redirect_frame(struct interrupt_frame *frame, struct recovery_context *context,
+			     long code)
+{
 	/*
-	 * IRETQ into recovery_resume(context, vector) on the context's own
+	 * IRETQ into recovery_resume(context, code) on the context's own
 	 * stack with interrupts off; recovery_resume restores the flags the
 	 * context saved.  Returning through IRETQ (not jumping out of the
-	 * handler) also ends NMI blocking, should the fault have been in an
-	 * NMI handler.
+	 * handler) also ends NMI blocking, should this be an NMI handler.
 	 */
 	frame->rip = (uint64_t)recovery_resume;
 	frame->rdi = (uint64_t)context;
-	frame->rsi = frame->vector;
+	frame->rsi = (uint64_t)code;
 	frame->rsp = context->rsp;
 	frame->rflags &= ~RFLAGS_IF;
 }

@@ -284,5 +284,27 @@ static inline void int3(void)
 	asm volatile("int3" : : : "memory");
 }
 
-#endif /* TRIGOS_ASM_INSTRUCTIONS_H */
 
+
+/* --- Arithmetic ---------------------------------------------------------- */
+
+/**
+ * mul_div_u64 - @a * @b / @c with a 128-bit intermediate product
+ *
+ * MUL leaves the full product in RDX:RAX and DIV divides it, so no libgcc
+ * helper is needed (libgcc is built with the red zone, which interrupts
+ * would clobber here).  DIV faults (#DE) when the quotient does not fit in
+ * 64 bits; that case, and @c == 0, saturate to UINT64_MAX instead.
+ */
+static inline uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t low, high, quotient;
+
+	asm("mulq %3" : "=a"(low), "=d"(high) : "a"(a), "rm"(b) : "cc");
+	if (c == 0 || high >= c)
+		return UINT64_MAX;
+	asm("divq %4" : "=a"(quotient), "=d"(high) : "a"(low), "d"(high), "rm"(c) : "cc");
+	return quotient;
+}
+
+#endif /* TRIGOS_ASM_INSTRUCTIONS_H */

@@ -79,6 +79,15 @@ const char *exception_name(unsigned int vector);
 
 void interrupt_dispatch(struct interrupt_frame *frame);
 
+struct recovery_context;
+
+/**
+ * recovery_redirect_frame - make IRETQ from @frame resume @context, whose
+ * recovery_call() then returns @code (exceptions and the watchdog's NMI)
+ */
+void recovery_redirect_frame(struct interrupt_frame *frame, struct recovery_context *context,
+			     long code);
+
 /* An NMI handler returns true if the NMI was its own. */
 typedef bool (*nmi_handler_t)(struct interrupt_frame *frame);
 

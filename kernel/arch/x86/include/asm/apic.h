@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_ASM_APIC_H
+#define TRIGOS_ASM_APIC_H
+/*
+ * The local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode behind one interface
+ * (SDM vol 3, chapter 12).  The mode is chosen once on the BSP from CPUID and
+ * from the mode the firmware handed over, and every CPU then uses it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Vectors trigos uses; exceptions own 0-31. */
+#define VECTOR_LAPIC_TIMER	0xe0
+#define VECTOR_WAKE		0xe1	/* an IPI that only ends a HLT */
+#define VECTOR_LAPIC_ERROR	0xfe
+#define VECTOR_SPURIOUS		0xff
+
+enum apic_mode {
+	APIC_MODE_XAPIC,
+	APIC_MODE_X2APIC,
+};
+
+/**
+ * apic_select_mode - which mode to run the local APICs in
+ * @cpu_has_x2apic: CPUID.1:ECX[21]
+ * @apic_base: IA32_APIC_BASE as the firmware left it
+ *
+ * Firmware that hands over in x2APIC mode (EXTD, bit 10, set) must be kept
+ * there: leaving x2APIC for xAPIC requires disabling the APIC first (SDM
+ * vol 3, 12.12.5), which QEMU TCG cannot undo.  Otherwise x2APIC when the CPU
+ * has it, else xAPIC.  Pure, so that the selection is tested on machines
+ * (TCG) that offer only xAPIC.
+ */
+enum apic_mode apic_select_mode(bool cpu_has_x2apic, uint64_t apic_base);
+
+const char *apic_mode_name(enum apic_mode mode);
+
+/** lapic_init_bsp - pick the mode, map the xAPIC page, set the BSP's LAPIC up */
+void lapic_init_bsp(uint64_t madt_lapic_address);
+
+/** lapic_init_ap - the same mode and setup on an AP */
+void lapic_init_ap(void);
+
+enum apic_mode lapic_mode(void);
+
+/** lapic_id - the calling CPU's APIC ID (32 bits in x2APIC mode, 8 in xAPIC) */
+uint32_t lapic_id(void);
+
+/** lapic_eoi - signal end of interrupt for the in-service vector */
+void lapic_eoi(void);
+
+/* IPI delivery modes (SDM vol 3, 12.6.1, ICR bits 10:8). */
+#define APIC_DELIVERY_FIXED	(0u << 8)
+#define APIC_DELIVERY_NMI	(4u << 8)
+#define APIC_DELIVERY_INIT	(5u << 8)
+#define APIC_DELIVERY_STARTUP	(6u << 8)
+
+/**
+ * lapic_send_ipi - send an IPI to one APIC ID
+ * @apic_id: the destination (never a broadcast ID)
+ * @command: APIC_DELIVERY_* | vector (the startup page number for STARTUP)
+ * Returns false if the xAPIC never reported the previous IPI as sent
+ * (delivery status stuck for a millisecond-scale deadline).
+ */
+bool lapic_send_ipi(uint32_t apic_id, uint32_t command);
+
+/** lapic_send_init_deassert - the level-deassert INIT older CPUs need after INIT */
+void lapic_send_init_deassert(uint32_t apic_id);
+
+/** lapic_error_count - LAPIC errors reported through VECTOR_LAPIC_ERROR so far */
+unsigned long lapic_error_count(void);
+
+/* --- Timer (SDM vol 3, 12.5.4) -------------------------------------------- */
+
+/** lapic_timer_calibrate - measure the timer's rate against the TSC (BSP, once) */
+void lapic_timer_calibrate(void);
+
+/** lapic_timer_hz - timer ticks per second after division, 0 before calibration */
+uint64_t lapic_timer_hz(void);
+
+/** lapic_timer_oneshot - one VECTOR_LAPIC_TIMER interrupt after @nanoseconds */
+void lapic_timer_oneshot(uint64_t nanoseconds);
+
+/** lapic_timer_periodic - a VECTOR_LAPIC_TIMER interrupt every @nanoseconds */
+void lapic_timer_periodic(uint64_t nanoseconds);
+
+/** lapic_timer_stop - no more timer interrupts on this CPU */
+void lapic_timer_stop(void);
+
+/** tsc_deadline_supported - CPUID.1:ECX[24] (QEMU TCG: no) */
+bool tsc_deadline_supported(void);
+
+/** lapic_timer_deadline - one interrupt when the TSC reaches @tsc (TSC-deadline mode) */
+void lapic_timer_deadline(uint64_t tsc);
+
+#endif

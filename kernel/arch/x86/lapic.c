@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Local APIC access (SDM vol 3, chapter 12): xAPIC through its 4 KiB MMIO
+ * page, x2APIC through MSRs 0x800 + (offset >> 4) (12.12.1.2), one set of
+ * functions over both.
+ */
+#include <console.h>
+#include <cpu.h>
+#include <irq.h>
+#include <timer.h>
+#include <ktap.h>
+#include <memory.h>
+#include <panic.h>
+#include <time.h>
+#include <asm/apic.h>
+#include <asm/instructions.h>
+#include <asm/interrupts.h>
+#include <asm/pic.h>
+
+#define MSR_APIC_BASE			0x1b
+#define APIC_BASE_BSP			(1ull << 8)
+#define APIC_BASE_X2APIC_ENABLE		(1ull << 10)
+#define APIC_BASE_GLOBAL_ENABLE		(1ull << 11)
+#define APIC_BASE_ADDRESS_MASK		0xffffff000ull
+#define CPUID_X2APIC			(1u << 21)	/* CPUID.1:ECX */
+#define CPUID_TSC_DEADLINE		(1u << 24)	/* CPUID.1:ECX */
+#define MSR_TSC_DEADLINE		0x6e0
+#define MSR_X2APIC_BASE			0x800
+
+#define REGISTER_ID			0x020
+#define REGISTER_VERSION		0x030
+#define REGISTER_TASK_PRIORITY		0x080
+#define REGISTER_EOI			0x0b0
+#define REGISTER_SPURIOUS		0x0f0
+#define REGISTER_ERROR_STATUS		0x280
+#define REGISTER_ICR_LOW		0x300
+#define REGISTER_ICR_HIGH		0x310
+#define REGISTER_LVT_TIMER		0x320
+#define REGISTER_LVT_LINT0		0x350
+#define REGISTER_LVT_LINT1		0x360
+#define REGISTER_LVT_ERROR		0x370
+#define REGISTER_TIMER_INITIAL		0x380
+#define REGISTER_TIMER_CURRENT		0x390
+#define REGISTER_TIMER_DIVIDE		0x3e0
+
+#define SPURIOUS_APIC_ENABLE		(1u << 8)
+#define LVT_MASKED			(1u << 16)
+#define LVT_TIMER_PERIODIC		(1u << 17)
+#define LVT_TIMER_TSC_DEADLINE		(2u << 17)
+#define ICR_DELIVERY_PENDING		(1u << 12)
+#define ICR_LEVEL_ASSERT		(1u << 14)
+#define ICR_TRIGGER_LEVEL		(1u << 15)
+#define TIMER_DIVIDE_BY_16		0x3
+
+static enum apic_mode mode;
+static volatile uint32_t *xapic;
+static uint64_t timer_hz;
+static unsigned long error_count;
+
+enum apic_mode apic_select_mode(bool cpu_has_x2apic, uint64_t apic_base)
+{
+	if ((apic_base & APIC_BASE_GLOBAL_ENABLE) && (apic_base & APIC_BASE_X2APIC_ENABLE))
+		return APIC_MODE_X2APIC;
+	return cpu_has_x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC;
+}
+
+const char *apic_mode_name(enum apic_mode apic_mode)
+{
+	return apic_mode == APIC_MODE_X2APIC ? "x2APIC" : "xAPIC";
+}
+
+enum apic_mode lapic_mode(void)
+{
+	return mode;
+}
+
+static uint32_t lapic_read(uint32_t offset)
+{
+	if (mode == APIC_MODE_X2APIC)
+		return (uint32_t)rdmsr(MSR_X2APIC_BASE + (offset >> 4));
+	return xapic[offset / 4];
+}
+
+static void lapic_write(uint32_t offset, uint32_t value)
+{
+	if (mode == APIC_MODE_X2APIC)
+		wrmsr(MSR_X2APIC_BASE + (offset >> 4), value);
+	else
+		xapic[offset / 4] = value;
+}
+
+uint32_t lapic_id(void)
+{
+	/* x2APIC: the full 32-bit ID; xAPIC: bits 31:24 (SDM vol 3, 12.4.6). */
+	uint32_t id = lapic_read(REGISTER_ID);
+
+	return mode == APIC_MODE_X2APIC ? id : id >> 24;
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(REGISTER_EOI, 0);
+}
+
+unsigned long lapic_error_count(void)
+{
+	return __atomic_load_n(&error_count, __ATOMIC_RELAXED);
+}
+
+static void spurious_interrupt(struct interrupt_frame *frame)
+{
+	/* A spurious interrupt is not in service: no EOI (SDM vol 3, 12.9). */
+}
+
+static void error_interrupt(struct interrupt_frame *frame)
+{
+	uint32_t status;
+
+	/* ESR latches on a write (SDM vol 3, 12.5.3). */
+	lapic_write(REGISTER_ERROR_STATUS, 0);
+	status = lapic_read(REGISTER_ERROR_STATUS);
+	__atomic_fetch_add(&error_count, 1, __ATOMIC_RELAXED);
+	kprintf("# cpu %u: local APIC error, status 0x%x\n", cpu_id(), status);
+	lapic_eoi();
+}
+
+static void lapic_setup_this_cpu(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	/* Never clear EN: TCG's APIC cannot be enabled again (QEMU-NOTES.md). */
+	base |= APIC_BASE_GLOBAL_ENABLE;
+	if (mode == APIC_MODE_X2APIC)
+		base |= APIC_BASE_X2APIC_ENABLE;
+	wrmsr(MSR_APIC_BASE, base);
+
+	lapic_write(REGISTER_TASK_PRIORITY, 0);
+	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_LVT_ERROR, VECTOR_LAPIC_ERROR);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	lapic_write(REGISTER_SPURIOUS, SPURIOUS_APIC_ENABLE | VECTOR_SPURIOUS);
+	/* Clear errors latched before we took over (two writes: SDM vol 3, 12.5.3). */
+	lapic_write(REGISTER_ERROR_STATUS, 0);
+	lapic_write(REGISTER_ERROR_STATUS, 0);
+}
+
+void lapic_init_bsp(uint64_t madt_lapic_address)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+	uint64_t physical = base & APIC_BASE_ADDRESS_MASK;
+
+	mode = apic_select_mode((cpuid(1).ecx & CPUID_X2APIC) != 0, base);
+	if (mode == APIC_MODE_XAPIC) {
+		if (madt_lapic_address && madt_lapic_address != physical)
+			ktap_note("apic: MADT says the LAPIC is at 0x%llx, IA32_APIC_BASE 0x%llx; "
+				  "using the MSR", (unsigned long long)madt_lapic_address,
+				  (unsigned long long)physical);
+		xapic = map_phys(physical, PAGE_SIZE, MAP_WRITE | MAP_UNCACHED);
+		if (!xapic)
+			panic("cannot map the local APIC at 0x%llx", (unsigned long long)physical);
+	}
+	interrupt_register(VECTOR_SPURIOUS, spurious_interrupt);
+	interrupt_register(VECTOR_LAPIC_ERROR, error_interrupt);
+	lapic_setup_this_cpu();
+	ktap_note("apic: %s mode%s, BSP APIC ID %u", apic_mode_name(mode),
+		  (base & APIC_BASE_X2APIC_ENABLE) ? " (handed over by the firmware)" : "",
+		  lapic_id());
+}
+
+void lapic_init_ap(void)
+{
+	lapic_setup_this_cpu();
+}
+
+#define ICR_IDLE_DEADLINE_NS 10000000ull	/* 10 ms */
+
+bool lapic_send_ipi(uint32_t apic_id, uint32_t command)
+{
+	uint32_t low = command | ICR_LEVEL_ASSERT;
+	uint64_t start;
+	uint64_t flags = read_rflags();
+	bool sent = true;
+
+	if (mode == APIC_MODE_X2APIC) {
+		/* One MSR write: nothing can come between the halves (12.12.9). */
+		wrmsr(MSR_X2APIC_BASE + (REGISTER_ICR_LOW >> 4), ((uint64_t)apic_id << 32) | low);
+		return true;
+	}
+	/*
+	 * The xAPIC ICR is two writes, high then low; the low write sends.
+	 * Interrupts stay off in between so that a handler sending its own
+	 * IPI cannot retarget ours.  (An NMI handler must save and restore ICR
+	 * high itself.)  Wait for the previous IPI to leave first.
+	 */
+	cli();
+	start = now_ns();
+	while (lapic_read(REGISTER_ICR_LOW) & ICR_DELIVERY_PENDING) {
+		if (now_ns() - start > ICR_IDLE_DEADLINE_NS) {
+			sent = false;
+			break;
+		}
+		cpu_relax();
+	}
+	if (sent) {
+		lapic_write(REGISTER_ICR_HIGH, apic_id << 24);
+		lapic_write(REGISTER_ICR_LOW, low);
+	}
+	if (flags & RFLAGS_IF)
+		sti();
+	return sent;
+}
+
+void lapic_send_init_deassert(uint32_t apic_id)
+{
+	/* Only P6-era and older CPUs need it; x2APIC forbids it (12.12.10.2). */
+	if (mode == APIC_MODE_X2APIC)
+		return;
+	lapic_write(REGISTER_ICR_HIGH, apic_id << 24);
+	lapic_write(REGISTER_ICR_LOW, APIC_DELIVERY_INIT | ICR_TRIGGER_LEVEL);
+}
+
+/* --- Timer ----------------------------------------------------------------- */
+
+#define CALIBRATION_NS 10000000ull	/* 10 ms */
+
+void lapic_timer_calibrate(void)
+{
+	uint64_t start, elapsed_ns;
+	uint32_t counted;
+
+	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	start = cycles();
+	lapic_write(REGISTER_TIMER_INITIAL, 0xffffffff);
+	udelay(CALIBRATION_NS / 1000);
+	counted = 0xffffffff - lapic_read(REGISTER_TIMER_CURRENT);
+	elapsed_ns = cycles_to_ns(cycles() - start);
+	lapic_write(REGISTER_TIMER_INITIAL, 0);
+	timer_hz = elapsed_ns ? (uint64_t)counted * 1000000000ull / elapsed_ns : 0;
+	ktap_note("apic: timer %llu kHz after dividing by 16 (against the TSC)",
+		  (unsigned long long)(timer_hz / 1000));
+}
+
+uint64_t lapic_timer_hz(void)
+{
+	return timer_hz;
+}
+
+static uint32_t timer_count_for(uint64_t nanoseconds)
+{
+	uint64_t count = nanoseconds * timer_hz / 1000000000ull;
+
+	if (count == 0)
+		count = 1;
+	return count > 0xffffffffull ? 0xffffffff : (uint32_t)count;
+}
+
+void lapic_timer_oneshot(uint64_t nanoseconds)
+{
+	lapic_write(REGISTER_LVT_TIMER, VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	lapic_write(REGISTER_TIMER_INITIAL, timer_count_for(nanoseconds));
+}
+
+void lapic_timer_periodic(uint64_t nanoseconds)
+{
+	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_PERIODIC | VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	lapic_write(REGISTER_TIMER_INITIAL, timer_count_for(nanoseconds));
+}
+
+void lapic_timer_stop(void)
+{
+	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_INITIAL, 0);
+	if (tsc_deadline_supported())
+		wrmsr(MSR_TSC_DEADLINE, 0);
+}
+
+bool tsc_deadline_supported(void)
+{
+	return (cpuid(1).ecx & CPUID_TSC_DEADLINE) != 0;
+}
+
+void lapic_timer_deadline(uint64_t tsc)
+{
+	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_TSC_DEADLINE | VECTOR_LAPIC_TIMER);
+	/* The LVT write must be seen before the MSR write (SDM vol 3, 12.5.4.1). */
+	mfence();
+	wrmsr(MSR_TSC_DEADLINE, tsc);
+}
+
+static void timer_interrupt(struct interrupt_frame *frame)
+{
+	timer_tick();
+	lapic_eoi();
+}
+
+void interrupt_controller_init(void)
+{
+	pic_disable();
+	lapic_init_bsp(0);
+	lapic_timer_calibrate();
+	interrupt_register(VECTOR_LAPIC_TIMER, timer_interrupt);
+}
+
+void timer_oneshot(uint64_t nanoseconds)
+{
+	lapic_timer_oneshot(nanoseconds);
+}
+
+void timer_periodic(uint64_t nanoseconds)
+{
+	lapic_timer_periodic(nanoseconds);
+}
+
+void timer_stop(void)
+{
+	lapic_timer_stop();
+}

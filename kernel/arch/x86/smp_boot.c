@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Starting the APs: the INIT-SIPI-SIPI sequence of SDM vol 3, 9.4.4.1
+ * ("typical AP initialization sequence"), sent to each AP by its own APIC
+ * ID (never the all-excluding-self shorthand: it would also wake CPUs the
+ * firmware marked disabled) but to all of them before waiting, so they come
+ * up in parallel.
+ */
+#include <boot.h>
+#include <cpu.h>
+#include <hypervisor.h>
+#include <ktap.h>
+#include <memory.h>
+#include <panic.h>
+#include <smp.h>
+#include <time.h>
+#include <lib/string.h>
+#include <asm/apic.h>
+#include <asm/boot.h>
+#include <asm/instructions.h>
+#include <asm/interrupts.h>
+
+#define AP_STACK_PAGES		4	/* 16 KiB, above one guard page */
+#define INIT_DELAY_US		10000	/* SDM: 10 ms after INIT */
+#define STARTUP_DELAY_US	200	/* SDM: 200 us after each STARTUP */
+
+/* Mirrors the parameter block at the end of trampoline.S. */
+struct trampoline_parameters {
+	uint16_t gdt_limit;
+	uint32_t gdt_base;
+	uint16_t padding0;
+	uint32_t jump32_offset;
+	uint16_t jump32_selector;
+	uint16_t padding1;
+	uint32_t jump64_offset;
+	uint16_t jump64_selector;
+	uint16_t padding2;
+	uint32_t cr3;
+	uint32_t ticket;
+	uint32_t stack_count;
+	uint32_t padding3;
+	uint64_t stack_tops;
+	uint64_t entry;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct trampoline_parameters) == 56, "trampoline.S layout");
+
+extern const char trampoline_start[], trampoline_end[], trampoline_parameters[];
+extern const uint32_t trampoline_entry32_offset, trampoline_entry64_offset;
+extern const uint32_t trampoline_gdt_offset, trampoline_gdt_size;
+
+static uint64_t ap_stack_tops[MAX_CPUS];
+static unsigned int ap_stack_count;
+
+void ap_entry(uint32_t ticket);
+
+void arch_smp_prepare_cpu(struct cpu *cpu)
+{
+	uint8_t *stack = pages_alloc(AP_STACK_PAGES + 1);
+	uint8_t *ist = pages_alloc(IST_STACK_COUNT * IST_STACK_SIZE / PAGE_SIZE);
+
+	if (!stack || !ist)
+		panic("out of memory for the stacks of cpu %u", cpu->id);
+	/* The lowest page is the guard: an overflow faults, into #DF on IST. */
+	unmap_range((uint64_t)stack, PAGE_SIZE);
+	ap_stack_tops[ap_stack_count++] = (uint64_t)stack + (AP_STACK_PAGES + 1) * PAGE_SIZE;
+	for (int slot = 1; slot <= IST_STACK_COUNT; slot++)
+		cpu->arch.ist_stack_top[slot] = (uint64_t)ist + (uint64_t)slot * IST_STACK_SIZE;
+}
+
+static volatile struct trampoline_parameters *parameters;
+
+static uint64_t place_trampoline(void)
+{
+	uint8_t *page = page_alloc_below(0x100000);
+	uint64_t base = (uint64_t)page;
+	size_t size = (size_t)(trampoline_end - trampoline_start);
+
+	if (!page)
+		return 0;
+	/* Executable: the AP runs it with paging already on, on our page tables. */
+	map_phys(base, PAGE_SIZE, MAP_WRITE | MAP_EXECUTE);
+	memcpy(page, trampoline_start, size);
+	parameters = (volatile struct trampoline_parameters *)(page + (trampoline_parameters -
+								       trampoline_start));
+	parameters->gdt_limit = (uint16_t)(trampoline_gdt_size - 1);
+	parameters->gdt_base = (uint32_t)(base + trampoline_gdt_offset);
+	parameters->jump32_offset = (uint32_t)(base + trampoline_entry32_offset);
+	parameters->jump32_selector = 0x08;
+	parameters->jump64_offset = (uint32_t)(base + trampoline_entry64_offset);
+	parameters->jump64_selector = 0x18;
+	parameters->cr3 = (uint32_t)read_cr3();
+	parameters->ticket = 0;
+	parameters->stack_count = ap_stack_count;
+	parameters->stack_tops = (uint64_t)ap_stack_tops;
+	parameters->entry = (uint64_t)ap_entry;
+	return base;
+}
+
+bool arch_smp_start_aps(void)
+{
+	uint64_t trampoline = place_trampoline();
+	/*
+	 * The 10 ms after INIT is for old hardware; hypervisors deliver INIT
+	 * at once (and modern CPUs per SDM 9.4.4.1 footnote need none) - it is
+	 * kept on bare metal, where it costs 10 ms once.
+	 */
+	bool delay = !hypervisor_info()->cpuid_hypervisor_bit;
+	bool old_cpu = ((cpuid(1).eax >> 8) & 0xf) < 6;
+	unsigned int vector;
+
+	if (!trampoline || trampoline >= 0x100000 || read_cr3() >= 0x100000000ull) {
+		ktap_note("smp: no page below 1 MiB (or page tables above 4 GiB) for the trampoline");
+		return false;
+	}
+	vector = (unsigned int)(trampoline >> 12);
+
+	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (!lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_INIT))
+			ktap_note("smp: INIT to apic 0x%x was not accepted", cpus[i].apic_id);
+		if (old_cpu)
+			lapic_send_init_deassert(cpus[i].apic_id);
+	}
+	if (delay)
+		udelay(INIT_DELAY_US);
+	/*
+	 * Two STARTUPs, 200 us apart (SDM 9.4.4.1); the second goes only to
+	 * APs that have not yet taken a ticket, and the wait ends early once
+	 * every AP has, since a running AP ignores a STARTUP anyway.
+	 */
+	for (int round = 0; round < 2; round++) {
+		uint64_t start = cycles();
+
+		for (unsigned int i = 1; i < cpus_present(); i++) {
+			if (round == 0 || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+				lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_STARTUP | vector);
+		}
+		while (cycles_to_ns(cycles() - start) < STARTUP_DELAY_US * 1000ull &&
+		       __atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) < ap_stack_count)
+			cpu_relax();
+		if (__atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) >= ap_stack_count)
+			break;
+	}
+	return true;
+}
+
+void ap_entry(uint32_t ticket)
+{
+	struct cpu *cpu;
+	int id;
+
+	/* The APIC in the BSP's mode first: in x2APIC mode the ID is an MSR. */
+	lapic_init_ap();
+	id = cpu_from_apic_id(lapic_id());
+	if (id <= 0) {
+		/* Not a CPU we started (or the BSP's ID): stay out of the way. */
+		for (;;) {
+			cli();
+			hlt();
+		}
+	}
+	cpu = &cpus[id];
+	cpu->stack_top = ap_stack_tops[ticket];
+	arch_cpu_init(cpu);
+	ap_online(cpu);
+}
+
+static void wake_interrupt(struct interrupt_frame *frame)
+{
+	struct cpu *cpu = this_cpu();
+
+	cpu->wake_interrupted_rflags = frame->rflags;
+	cpu->wake_interrupted_rip = frame->rip;
+	cpu->wake_interrupts++;
+	lapic_eoi();
+}
+
+void arch_wake_cpu(struct cpu *cpu)
+{
+	lapic_send_ipi(cpu->apic_id, APIC_DELIVERY_FIXED | VECTOR_WAKE);
+}
+
+void smp_arch_init(void)
+{
+	interrupt_register(VECTOR_WAKE, wake_interrupt);
+}
+
+bool arch_mp_table_discover(uint32_t bsp_apic_id)
+{
+	return false;
+}

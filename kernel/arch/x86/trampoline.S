@@ -1,0 +1,134 @@
+/*
+ * The AP start-up trampoline: real mode -> protected mode -> long mode.
+ *
+ * A STARTUP IPI starts an AP in real mode at CS:IP = (vector << 8):0000
+ * (SDM vol 3, 9.4.4.1), so smp_boot.c copies this code to a free page below
+ * 1 MiB taken from the memory map, fills in the parameter block at its end,
+ * and sends the page number as the vector.  Every AP runs it at once
+ * (parallel bring-up), so nothing here is written except the ticket counter,
+ * with LOCK XADD: the ticket picks the AP's stack from a table, and the AP
+ * finds its own struct cpu later from its APIC ID.
+ *
+ * Addresses are relative to trampoline_start; %ebx holds the page's linear
+ * address from the first instructions on.
+ */
+#define CR0_PE		(1 << 0)
+#define CR0_WP		(1 << 16)
+#define CR0_PG		(1 << 31)
+#define CR4_PAE		(1 << 5)
+#define CR4_PGE		(1 << 7)
+#define MSR_EFER	0xc0000080
+#define EFER_SCE	(1 << 0)
+#define EFER_LME	(1 << 8)
+#define EFER_NXE	(1 << 11)
+
+#define TRAMPOLINE_CODE32	0x08
+#define TRAMPOLINE_DATA32	0x10
+#define TRAMPOLINE_CODE64	0x18
+
+#define OFFSET(symbol) ((symbol) - trampoline_start)
+
+	.section .rodata, "a"
+	.balign 16
+	.global trampoline_start, trampoline_end, trampoline_parameters
+trampoline_start:
+	.code16
+	cli
+	cld
+	movw	%cs, %ax
+	movw	%ax, %ds
+	xorl	%ebx, %ebx
+	movw	%ax, %bx
+	shll	$4, %ebx			/* the page's linear address */
+
+	lgdtl	OFFSET(parameter_gdt_pointer)
+	movl	%cr0, %eax
+	orl	$CR0_PE, %eax
+	movl	%eax, %cr0
+	/* A 6-byte far pointer (offset, selector) the BSP filled in. */
+	ljmpl	*OFFSET(parameter_jump32)
+
+	.code32
+trampoline_entry32:
+	movw	$TRAMPOLINE_DATA32, %ax
+	movw	%ax, %ds
+	movw	%ax, %es
+	movw	%ax, %ss
+
+	/* Same order as boot/entry.S (SDM vol 3, 10.8.5). */
+	movl	%cr4, %eax
+	orl	$(CR4_PAE | CR4_PGE), %eax
+	movl	%eax, %cr4
+	movl	OFFSET(parameter_cr3)(%ebx), %eax
+	movl	%eax, %cr3
+	movl	$MSR_EFER, %ecx
+	rdmsr
+	orl	$(EFER_LME | EFER_NXE | EFER_SCE), %eax
+	wrmsr
+	movl	%cr0, %eax
+	orl	$(CR0_PG | CR0_WP), %eax
+	movl	%eax, %cr0
+	ljmpl	*OFFSET(parameter_jump64)(%ebx)
+
+	.code64
+trampoline_entry64:
+	movl	$1, %eax
+	lock xaddl %eax, OFFSET(parameter_ticket)(%rbx)
+	cmpl	OFFSET(parameter_stack_count)(%rbx), %eax
+	jae	park				/* more APs woke than were asked */
+	movq	OFFSET(parameter_stack_tops)(%rbx), %rcx
+	movq	(%rcx, %rax, 8), %rsp
+	movl	%eax, %edi			/* ap_entry(ticket) */
+	xorl	%ebp, %ebp			/* ends the frame-pointer chain */
+	movq	OFFSET(parameter_entry)(%rbx), %rax
+	call	*%rax
+park:
+	cli
+	hlt
+	jmp	park
+
+	/* Filled in by smp_boot.c: keep in step with struct trampoline_parameters. */
+	.balign 8
+trampoline_parameters:
+parameter_gdt_pointer:
+	.short	0
+	.long	0
+	.short	0
+parameter_jump32:
+	.long	0
+	.short	0
+	.short	0
+parameter_jump64:
+	.long	0
+	.short	0
+	.short	0
+parameter_cr3:
+	.long	0
+parameter_ticket:
+	.long	0
+parameter_stack_count:
+	.long	0
+	.long	0
+parameter_stack_tops:
+	.quad	0
+parameter_entry:
+	.quad	0
+parameter_gdt:
+	.quad	0
+	.quad	0x00cf9a000000ffff		/* 0x08: 32-bit code */
+	.quad	0x00cf92000000ffff		/* 0x10: 32-bit data */
+	.quad	0x00af9a000000ffff		/* 0x18: 64-bit code */
+parameter_gdt_end:
+trampoline_end:
+
+	.global trampoline_entry32_offset, trampoline_entry64_offset, trampoline_gdt_offset
+	.global trampoline_gdt_size
+	.balign 4
+trampoline_entry32_offset:
+	.long	OFFSET(trampoline_entry32)
+trampoline_entry64_offset:
+	.long	OFFSET(trampoline_entry64)
+trampoline_gdt_offset:
+	.long	OFFSET(parameter_gdt)
+trampoline_gdt_size:
+	.long	parameter_gdt_end - parameter_gdt

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TSC frequency: from CPUID when the CPU states it, else measured against
+ * a timer of known frequency, trying HPET, the ACPI PM timer, then the PIT
+ * (legacy-free machines may lack the PIT; QEMU has all three).
+ *
+ * CPUID 0x15 gives TSC/crystal ratio and, on newer parts, the crystal
+ * frequency; 0x16 the base frequency in MHz.  QEMU TCG's highest basic leaf
+ * is 0xD and a higher leaf returns leaf 0xD's data (QEMU-NOTES.md), so
+ * CPUID.0:EAX is checked before either is read.
+ */
+#include <acpi.h>
+#include <ktap.h>
+#include <memory.h>
+#include <time.h>
+#include <asm/instructions.h>
+
+#define PM_TIMER_HZ		3579545ull
+#define PIT_HZ			1193182ull
+#define HPET_CAPABILITIES	0x000
+#define HPET_CONFIGURATION	0x010
+#define HPET_MAIN_COUNTER	0x0f0
+#define HPET_ENABLE		(1ull << 0)
+#define FEMTOSECONDS_PER_SECOND	1000000000000000ull
+
+#define PIT_CHANNEL2_DATA	0x42
+#define PIT_COMMAND		0x43
+#define PIT_GATE_PORT		0x61	/* bit 0: channel 2 gate, bit 5: its output */
+
+static uint64_t hz_from_cpuid(void)
+{
+	uint32_t max_leaf = cpuid(0).eax;
+	struct cpuid_result leaf;
+
+	if (max_leaf >= 0x15) {
+		leaf = cpuid(0x15);
+		/* EAX denominator, EBX numerator, ECX crystal Hz (0: not enumerated). */
+		if (leaf.eax && leaf.ebx && leaf.ecx)
+			return (uint64_t)leaf.ecx * leaf.ebx / leaf.eax;
+	}
+	if (max_leaf >= 0x16) {
+		leaf = cpuid(0x16);
+		if (leaf.eax & 0xffff)
+			return (uint64_t)(leaf.eax & 0xffff) * 1000000;
+	}
+	return 0;
+}
+
+/* --- HPET (IA-PC HPET specification 1.0a, 2.3) ---------------------------- */
+
+static volatile uint64_t *hpet_registers(void)
+{
+	static volatile uint64_t *registers;
+	const struct acpi_tables *tables = acpi_tables_get();
+	struct acpi_hpet hpet;
+	const void *table;
+	uint32_t length;
+
+	if (registers)
+		return registers;
+	if (!tables || !(table = acpi_tables_find(tables, "HPET", 0, &length)) ||
+	    acpi_hpet_parse(table, length, &hpet) != ACPI_OK ||
+	    hpet.base.space_id != ACPI_GAS_SYSTEM_MEMORY || hpet.base.address == 0)
+		return NULL;
+	registers = map_phys(hpet.base.address, 1024, MAP_WRITE | MAP_UNCACHED);
+	return registers;
+}
+
+static uint64_t measure_with_hpet(unsigned int milliseconds)
+{
+	volatile uint64_t *hpet = hpet_registers();
+	uint64_t period_fs, ticks_wanted, start_counter, start_tsc, counter, tsc;
+
+	if (!hpet)
+		return 0;
+	period_fs = hpet[HPET_CAPABILITIES / 8] >> 32;
+	if (period_fs == 0 || period_fs > 100000000)	/* the spec caps it at 100 ns */
+		return 0;
+	hpet[HPET_CONFIGURATION / 8] |= HPET_ENABLE;
+	ticks_wanted = (uint64_t)milliseconds * 1000000000000ull / period_fs;
+	start_counter = hpet[HPET_MAIN_COUNTER / 8];
+	start_tsc = rdtsc();
+	do {
+		counter = hpet[HPET_MAIN_COUNTER / 8];
+		tsc = rdtsc();
+	} while (counter - start_counter < ticks_wanted);
+	return mul_div_u64(tsc - start_tsc, FEMTOSECONDS_PER_SECOND,
+			   (counter - start_counter) * period_fs);
+}
+
+/* --- ACPI PM timer (ACPI 6.5, 4.8.3.3) ------------------------------------ */
+
+static uint64_t measure_with_pm_timer(unsigned int milliseconds)
+{
+	const struct acpi_fadt *fadt = acpi_fadt_get();
+	uint64_t mask, ticks_wanted, elapsed = 0, start_tsc, tsc;
+	uint32_t previous, current;
+	uint16_t port;
+
+	if (!fadt || fadt->pm_timer.address == 0 || fadt->pm_timer.space_id != ACPI_GAS_SYSTEM_IO ||
+	    fadt->pm_timer.address > 0xffff)
+		return 0;
+	port = (uint16_t)fadt->pm_timer.address;
+	mask = fadt->pm_timer_32bit ? 0xffffffffull : 0xffffffull;
+	ticks_wanted = PM_TIMER_HZ * milliseconds / 1000;
+	previous = inl(port) & mask;
+	start_tsc = rdtsc();
+	/* Accumulate differences so that the 24-bit counter's wrap is harmless. */
+	do {
+		current = inl(port) & mask;
+		tsc = rdtsc();
+		elapsed += (current - previous) & mask;
+		previous = current;
+	} while (elapsed < ticks_wanted);
+	return mul_div_u64(tsc - start_tsc, PM_TIMER_HZ, elapsed);
+}
+
+/* --- PIT channel 2 (8254 data sheet: mode 0, gate through port 0x61) ------ */
+
+static uint64_t measure_with_pit(unsigned int milliseconds)
+{
+	uint64_t ticks = PIT_HZ * milliseconds / 1000, start_tsc, tsc;
+	uint8_t gate;
+
+	if (ticks > 0xffff)
+		ticks = 0xffff;		/* about 55 ms, the most one count gives */
+	gate = inb(PIT_GATE_PORT);
+	outb(PIT_GATE_PORT, (gate & ~0x02) | 0x01);	/* gate on, speaker off */
+	outb(PIT_COMMAND, 0xb0);	/* channel 2, lobyte/hibyte, mode 0, binary */
+	outb(PIT_CHANNEL2_DATA, ticks & 0xff);
+	outb(PIT_CHANNEL2_DATA, (uint8_t)(ticks >> 8));
+	start_tsc = rdtsc();
+	/* OUT2 goes high when the count reaches zero; bounded in case there is no PIT. */
+	for (uint64_t spins = 0; !(inb(PIT_GATE_PORT) & 0x20); spins++) {
+		if (spins > 100000000)
+			return 0;
+	}
+	tsc = rdtsc();
+	outb(PIT_GATE_PORT, gate);
+	return (tsc - start_tsc) * PIT_HZ / ticks;
+}
+
+uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds)
+{
+	switch (source) {
+	case CLOCK_SOURCE_HPET:
+		return measure_with_hpet(milliseconds);
+	case CLOCK_SOURCE_PM_TIMER:
+		return measure_with_pm_timer(milliseconds);
+	case CLOCK_SOURCE_PIT:
+		return measure_with_pit(milliseconds);
+	case CLOCK_SOURCE_CPUID:
+		return hz_from_cpuid();
+	case CLOCK_SOURCE_NONE:
+		break;
+	}
+	return 0;
+}
+
+#define CALIBRATION_MILLISECONDS 20
+
+void tsc_calibrate(void)
+{
+	static const enum clock_source measured[] = {
+		CLOCK_SOURCE_HPET, CLOCK_SOURCE_PM_TIMER, CLOCK_SOURCE_PIT,
+	};
+	uint64_t hz = hz_from_cpuid();
+	enum clock_source source = CLOCK_SOURCE_CPUID;
+
+	tsc_calibration.invariant = cpuid(0x80000000).eax >= 0x80000007 &&
+				    (cpuid(0x80000007).edx & (1u << 8));
+	for (size_t i = 0; hz == 0 && i < sizeof(measured) / sizeof(measured[0]); i++) {
+		source = measured[i];
+		hz = measure_tsc_against(source, CALIBRATION_MILLISECONDS);
+	}
+	if (hz == 0) {
+		ktap_note("time: no clock to calibrate the TSC against; assuming 3 GHz");
+		return;
+	}
+	tsc_calibration.hz = hz;
+	tsc_calibration.source = source;
+	ktap_note("time: TSC %llu.%03llu MHz from the %s%s", (unsigned long long)(hz / 1000000),
+		  (unsigned long long)(hz / 1000 % 1000), clock_source_name(source),
+		  tsc_calibration.invariant ? ", invariant" : ", not marked invariant");
+}
