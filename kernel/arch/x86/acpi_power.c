@@ -12,13 +12,13 @@
 #include <acpi.h>
 #include <machine.h>
 #include <lib/acpi_tables.h>
+#include <asm/bios.h>
 #include <asm/instructions.h>
 
 #define PM1_CONTROL_SCI_ENABLE	(1u << 0)
 #define PM1_CONTROL_SLEEP_TYPE_SHIFT 10
 #define PM1_CONTROL_SLEEP_ENABLE (1u << 13)
 
-#define EBDA_SEGMENT_POINTER	0x40e
 #define BIOS_AREA_START		0xe0000
 #define BIOS_AREA_END		0x100000
 
@@ -36,13 +36,11 @@ static uint64_t scan_area(uint64_t start, uint64_t end)
 
 uint64_t arch_acpi_scan_for_rsdp(void)
 {
-	/* Through a variable: GCC rejects a small constant address as a pointer. */
-	volatile uintptr_t bda_field = EBDA_SEGMENT_POINTER;
-	uint64_t ebda = (uint64_t)*(const volatile uint16_t *)bda_field << 4;
+	uint64_t ebda = bios_ebda_address();
 	uint64_t found = 0;
 
 	/* The first KiB of the EBDA, then the BIOS read-only area. */
-	if (ebda >= 0x80000 && ebda < 0xa0000)
+	if (ebda)
 		found = scan_area(ebda, ebda + 1024);
 	return found ? found : scan_area(BIOS_AREA_START, BIOS_AREA_END);
 }

@@ -14,8 +14,10 @@
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
+#include <lib/mptable.h>
 #include <lib/string.h>
 #include <asm/apic.h>
+#include <asm/bios.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
@@ -185,7 +187,39 @@ void smp_arch_init(void)
 	interrupt_register(VECTOR_WAKE, wake_interrupt);
 }
 
+/* --- Without ACPI: the MP table (MultiProcessor Specification 1.4) -------- */
+
+static struct mp_configuration mp_configuration;	/* 3 KiB: off the stack */
+
+static void report_mp_problem(void *context, const char *message)
+{
+	ktap_note("smp: MP table: %s", message);
+}
+
 bool arch_mp_table_discover(uint32_t bsp_apic_id)
 {
-	return false;
+	const struct acpi_reporter reporter = { .report = report_mp_problem };
+	struct mp_floating_pointer pointer;
+	if (boot_info.efi_boot ||
+	    mp_tables_find(&kernel_physical_memory, bios_ebda_address(), bios_base_memory_end(),
+			   &reporter, &pointer, &mp_configuration) != ACPI_OK)
+		return false;
+	ktap_note("smp: MP table 1.%u at 0x%llx, OEM '%s' product '%s', %u entries, %zu CPUs",
+		  mp_configuration.spec_revision, (unsigned long long)pointer.config_table_address,
+		  mp_configuration.oem_id, mp_configuration.product_id,
+		  (unsigned int)mp_configuration.entry_count, mp_configuration.cpu_count);
+	for (size_t i = 0; i < mp_configuration.cpu_count; i++) {
+		const struct mp_cpu *processor = &mp_configuration.cpus[i];
+
+		smp_summary.listed++;
+		if (!processor->enabled) {
+			smp_summary.disabled++;
+			continue;
+		}
+		smp_summary.enabled++;
+		if (processor->apic_id != bsp_apic_id)
+			smp_add_cpu(processor->apic_id);
+	}
+	smp_summary.beyond_capacity += mp_configuration.cpus_beyond_capacity;
+	return true;
 }
