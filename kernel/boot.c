@@ -25,7 +25,23 @@ struct boot_info boot_info;
  */
 static const void *map_for_parser(uint64_t physical, size_t length, void *context)
 {
-	return map_phys(physical, length, 0);
+	uint64_t end = physical + length;
+	unsigned int attributes;
+
+	/*
+	 * Map only what is not mapped yet, read-only: RAM that is mapped
+	 * already keeps its permissions (remapping it read-only would break
+	 * whoever owns that page), and page 0 stays unmapped so NULL faults
+	 * once paging_init() has unmapped it.  (QEMU's PVH start_info and
+	 * memory map live in page 0: they are parsed before that.)
+	 */
+	for (uint64_t page = page_align_down(physical); page < end; page += PAGE_SIZE) {
+		if (paging_query(page, &attributes))
+			continue;
+		if (page == 0 || !map_phys(page, PAGE_SIZE, 0))
+			return NULL;
+	}
+	return (const void *)physical;
 }
 
 const struct physical_memory_access kernel_physical_memory = {

@@ -9,12 +9,12 @@
 #include <memory.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>
-#include <lib/pvh.h>
 #include <lib/string.h>
 
 extern char __kernel_start[], __kernel_end[];
 
 static struct boot_info reparsed;
+
 
 static void reparsing_the_real_information_gives_the_same_result(void)
 {
@@ -22,12 +22,16 @@ static void reparsing_the_real_information_gives_the_same_result(void)
 	size_t size = (size_t)(boot_info.info_end - boot_info.info_start);
 	int result;
 
+	/*
+	 * The multiboot2 information is one block, reserved for the whole run.
+	 * A PVH start_info points at a command line and memory map elsewhere
+	 * (QEMU puts them in page 0 and the pages after it), which the boot
+	 * copied and then let the allocator reuse: there is nothing to re-parse.
+	 */
+	if (boot_info.protocol != BOOT_PROTOCOL_MULTIBOOT2)
+		test_skip("PVH boot: its data was copied at boot and its pages reused");
 	ASSERT_GT(boot_info.info_end, boot_info.info_start);
-	if (boot_info.protocol == BOOT_PROTOCOL_MULTIBOOT2)
-		result = multiboot2_parse(info, size, boot_info.info_start, &reparsed);
-	else
-		result = pvh_parse(info, size, boot_info.info_start, &kernel_physical_memory,
-				   &reparsed);
+	result = multiboot2_parse(info, size, boot_info.info_start, &reparsed);
 	ASSERT_EQ(result, 0);
 	EXPECT_EQ(reparsed.protocol, boot_info.protocol);
 	EXPECT_STREQ(reparsed.cmdline, boot_info.cmdline);

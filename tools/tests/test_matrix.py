@@ -85,6 +85,14 @@ class ConfigTest(unittest.TestCase):
             ("[a]\nrun = --quiet\n", 2, "set by tools/matrix"),
             ("[a]\ngroups = ok b@d\n", 2, "bad group name"),
             ("[a]\n[b\n", 2, "expected '[name]'"),
+            ("[a]\nexpect = xfail\n", 2, "expect must be one of pass, fail, skip, crash"),
+            ("[a]\nexpect =\n", 2, "expect must be one of"),
+            ("[a]\nexpect = crash\nexpect = fail\n", 3, "already set"),
+            ("[a]\nexpect_line = x\nexpect_line =\n", 3, "expect_line needs a TEXT"),
+            ("[a]\nexpect_line = \"\"\n", 2, "expect_line needs a TEXT"),
+            ("[a]\nexpect_line = '   '\n", 2, "expect_line needs a TEXT"),
+            ("[a]\n\nforbid_line =   \n", 3, "forbid_line needs a TEXT"),
+            ("expect = fail\n", 1, "before the first"),
         ]
         for text, line, fragment in cases:
             with self.subTest(text=text):
@@ -97,6 +105,27 @@ class ConfigTest(unittest.TestCase):
     def test_empty_section_uses_defaults(self):
         entry, = matrix.parse_config("[plain]\n")
         self.assertEqual((entry.run_args, entry.cmdline, entry.timeout), ([], None, None))
+        self.assertEqual((entry.expect, entry.expect_lines, entry.forbid_lines),
+                         ("pass", [], []))
+
+    def test_expectation_keys(self):
+        entry, = matrix.parse_config(textwrap.dedent("""\
+            [self-test]
+            expect = crash
+            expect_line = # PANIC: #PF page fault at 0x*
+            expect_line = "    ok 1 one"
+            forbid_line = *this line must never be printed*
+            expect_line = ok 2 tw?   # not a comment
+            """), "e.cfg")
+        self.assertEqual(entry.expect, "crash")
+        self.assertEqual([(p.key, p.text, p.where) for p in entry.expect_lines],
+                         [("expect_line", "# PANIC: #PF page fault at 0x*", "e.cfg:3"),
+                          ("expect_line", "    ok 1 one", "e.cfg:4"),
+                          ("expect_line", "ok 2 tw?   # not a comment", "e.cfg:6")])
+        self.assertEqual([(p.key, p.text, p.where) for p in entry.forbid_lines],
+                         [("forbid_line", "*this line must never be printed*", "e.cfg:5")])
+        for word in matrix.EXPECTATIONS:
+            self.assertEqual(matrix.parse_config(f"[a]\nexpect = {word}\n")[0].expect, word)
 
     def test_project_matrix(self):
         entries = matrix.load_config(os.path.join(REPO, "tests", "matrix.cfg"))
@@ -147,6 +176,88 @@ class SelectionTest(unittest.TestCase):
         self.assertNotIn("--iso", command)
         self.assertEqual(command[-5:], ["--timeout", "2.5", "--quiet", "--log", "y.log"])
         self.assertEqual(os.path.dirname(matrix.RUN_TOOL), TOOLS)
+
+
+class LineMatchTest(unittest.TestCase):
+    """expect_line / forbid_line against a log, without booting anything."""
+
+    LOG = (b"\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
+           b"KTAP version 1\n"
+           b"    # Subtest: alpha\n"
+           b"    ok 1 one   \r\n"
+           b"\tnot ok 2 two [cpu 1]\n"
+           b"# RESULT: FAIL\n")
+
+    def setUp(self):
+        self.tmp = test_run.tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.tmp.name, "x.log")
+        with open(self.log, "wb") as out:
+            out.write(self.LOG)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def problems(self, *keys):
+        text = "[x]\n" + "".join(f"{key} = {value}\n" for key, value in keys)
+        entry, = matrix.parse_config(text, "l.cfg")
+        return matrix.check_lines(entry, self.log)
+
+    def test_expect_line_matches(self):
+        for text in ("KTAP version 1", "ok 1 one", '"    ok 1 one"', "'    ok 1 *'",
+                     "# Subtest: alpha", "*Subtest: al?ha", "? Subtest: alpha",
+                     "not ok 2 two [cpu 1]", "not ok ? two [cpu ?]", "*",
+                     "BdsDxe: loading Boot0001", "# RESULT: *", "*RESULT*"):
+            with self.subTest(text=text):
+                self.assertEqual(self.problems(("expect_line", text)), [])
+
+    def test_expect_line_mismatches(self):
+        for text in ("KTAP version", "ok 1", "ok 1 one two", '"  ok 1 one"', '"     ok 1 one"',
+                     "# Subtest: alpha?", "not ok 2 two [cpu 2]", "not ok 2 two [cpu]",
+                     "ok 1 ONE", "# RESULT: PASS"):
+            with self.subTest(text=text):
+                problems = self.problems(("expect_line", "KTAP*"), ("expect_line", text))
+                self.assertEqual(len(problems), 1, problems)
+                self.assertIn(f"expect_line '{text.strip(chr(34))}' (l.cfg:3) matches no line "
+                              f"of the log (6 lines)", problems[0])
+
+    def test_forbid_line(self):
+        self.assertEqual(self.problems(("forbid_line", "*this line must never be printed*"),
+                                       ("forbid_line", "ok 2 two"),
+                                       ("forbid_line", '"  ok 1 one"')), [])
+        problems = self.problems(("forbid_line", "*never*"), ("forbid_line", "not ok *"),
+                                 ("forbid_line", "*RESULT: FAIL"))
+        self.assertEqual(problems, [
+            "forbid_line 'not ok *' (l.cfg:3) matches line 5 of the log: "
+            "'\tnot ok 2 two [cpu 1]'",
+            "forbid_line '*RESULT: FAIL' (l.cfg:4) matches line 6 of the log: "
+            "'# RESULT: FAIL'"])
+
+    def test_unreadable_log(self):
+        entry, = matrix.parse_config("[x]\nforbid_line = *oops*\n")
+        problems = matrix.check_lines(entry, os.path.join(self.tmp.name, "absent.log"))
+        self.assertEqual(len(problems), 1)
+        self.assertIn("cannot read the log", problems[0])
+        entry, = matrix.parse_config("[x]\n")
+        self.assertEqual(matrix.check_lines(entry, "/nonexistent.log"), [])
+
+    def test_judge_expectation(self):
+        entry, = matrix.parse_config("[x]\nexpect = fail\nexpect_line = not ok 2 two*\n")
+        outcome = matrix.judge(entry, 1, "", self.log, 0.5)
+        self.assertTrue(outcome.ok, outcome.reasons)
+        self.assertEqual((outcome.verdict, outcome.passed, outcome.failed, outcome.skipped),
+                         ("PASS", 1, 0, 0))
+        self.assertIn("expected fail, got fail", outcome.note)
+        for status, got in ((0, "pass"), (3, "crash"), (4, "timeout"), (5, "no-verdict"),
+                            (6, "setup-error"), (-9, "tools/run killed by signal 9"),
+                            (77, "tools/run exit status 77")):
+            with self.subTest(status=status):
+                outcome = matrix.judge(entry, status, "", self.log, 0.5)
+                self.assertFalse(outcome.ok)
+                self.assertEqual((outcome.verdict, outcome.passed, outcome.failed), ("FAIL", 0, 1))
+                self.assertEqual(outcome.reasons, [f"expected fail, got {got}"])
+        outcome = matrix.judge(entry, 1, "", self.log, 100, outer_timeout=True)
+        self.assertFalse(outcome.ok)
+        self.assertIn("expected fail, got no end (tools/run was killed", outcome.reasons[0])
 
 
 class CheckStepTest(unittest.TestCase):
@@ -336,6 +447,151 @@ class MatrixRunTest(test_run.FakeQemuCase):
         for option in ("--jobs", "--only", "--group", "--junit-dir", "--check-status",
                        "--check-log", "--list"):
             self.assertIn(option, result.stdout)
+
+
+class ExpectationRunTest(test_run.FakeQemuCase):
+    """Whole matrix runs of configurations that fail on purpose."""
+
+    MET = textwrap.dedent("""\
+        [fails-as-expected]
+        cmdline = fake=fail
+        expect = fail
+        expect_line = not ok 2 two
+        expect_line = "    # two: EXPECTATION FAILED at tests/?.c:*"
+        expect_line = *EXPECTATION FAILED at tests/x.c:3
+        expect_line = # RESULT: FAIL
+        forbid_line = *this line must never be printed*
+
+        [crashes-as-expected]
+        cmdline = fake=crash
+        expect = crash
+        expect_line = # PANIC: #PF page fault at 0x*
+        expect_line = BdsDxe: loading Boot0001
+        forbid_line = *RESULT: PASS*
+
+        [hangs-as-expected]
+        cmdline = fake=hang
+        timeout = 1
+        expect = timeout
+        expect_line = ok 1 one
+        forbid_line = # RESULT: *
+
+        [skips-as-expected]
+        cmdline = fake=skip
+        expect = skip
+
+        [passes-with-lines]
+        cmdline = fake=pass
+        expect_line = ok 1 three # SKIP no x2APIC
+        forbid_line = not ok *
+        """)
+
+    UNMET = textwrap.dedent("""\
+        [passes-unexpectedly]
+        cmdline = fake=pass
+        expect = fail
+
+        [wrong-line]
+        cmdline = fake=fail
+        expect = fail
+        expect_line = "  not ok 2 two"
+        expect_line = *EXPECTATION FAILED at tests/y.c:*
+
+        [forbidden-line]
+        cmdline = fake=crash
+        expect = crash
+        forbid_line = *PANIC*
+
+        [pass-missing-line]
+        cmdline = fake=pass
+        expect_line = ok 1 four
+
+        [no-timeout]
+        cmdline = fake=crash
+        expect = timeout
+        """)
+
+    def matrix(self, text, *args):
+        config = os.path.join(self.dir, "e.cfg")
+        with open(config, "w") as out:
+            out.write(text)
+        self.junit = os.path.join(self.dir, "junit")
+        return subprocess.run([sys.executable, MATRIX, "--iso", self.iso, "--kernel", self.elf,
+                               "--log-dir", os.path.join(self.dir, "logs"), "--jobs", "8",
+                               "--junit-dir", self.junit, *args, config],
+                              env=self.env, cwd=self.dir, capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL)
+
+    @staticmethod
+    def config_lines(stdout):
+        lines = {}
+        for line in stdout.splitlines():
+            words = line.split()
+            if len(words) > 2 and not line.startswith(" "):
+                lines[words[1]] = line
+        return lines
+
+    def junit_counts(self, name):
+        root = ET.parse(os.path.join(self.junit, name + ".xml")).getroot()
+        return {key: root.get(key) for key in ("tests", "failures", "errors")}
+
+    def test_expectations_met(self):
+        result = self.matrix(self.MET)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        lines = self.config_lines(result.stdout)
+        for name, expected, got in (("fails-as-expected", "fail", "fail"),
+                                    ("crashes-as-expected", "crash", "crash"),
+                                    ("hangs-as-expected", "timeout", "timeout"),
+                                    ("skips-as-expected", "skip", "skip")):
+            with self.subTest(name=name):
+                line = lines[name]
+                self.assertTrue(line.startswith("PASS "), line)
+                self.assertIn("pass:1 fail:0 skip:0", line)
+                self.assertIn(f"(expected {expected}, got {got}; not counted: the log's pass:",
+                              line)
+                self.assertEqual(self.junit_counts(name),
+                                 {"tests": "1", "failures": "0", "errors": "0"})
+        self.assertIn("not counted: the log's pass:2 fail:1 skip:0)",
+                      lines["fails-as-expected"])
+        self.assertTrue(lines["passes-with-lines"].startswith("PASS "))
+        self.assertIn("pass:2 fail:0 skip:1", lines["passes-with-lines"])
+        self.assertNotIn("expected", lines["passes-with-lines"])
+        # 4 expectations + the 2 passed (1 skipped) cases of passes-with-lines.
+        self.assertEqual(result.stdout.splitlines()[-1], "6 passed, 0 failed, 1 skipped")
+        self.assertNotIn("failed:", result.stdout)
+
+    def test_expectations_unmet(self):
+        result = self.matrix(self.UNMET)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        lines = self.config_lines(result.stdout)
+        for name in ("passes-unexpectedly", "wrong-line", "forbidden-line", "no-timeout",
+                     "pass-missing-line"):
+            self.assertTrue(lines[name].startswith("FAIL "), lines[name])
+        self.assertIn("pass:0 fail:1 skip:0", lines["passes-unexpectedly"])
+        self.assertIn("(expected fail, got pass;", lines["passes-unexpectedly"])
+        self.assertIn("(expected crash, got crash;", lines["forbidden-line"])
+        self.assertIn("(expected timeout, got crash;", lines["no-timeout"])
+        self.assertIn("pass:2 fail:1 skip:1", lines["pass-missing-line"])
+        text = result.stdout
+        self.assertIn("\n    expected fail, got pass\n", text)
+        self.assertIn("\n    expected timeout, got crash\n", text)
+        self.assertIn("expect_line '  not ok 2 two' (", text)
+        self.assertIn("e.cfg:8) matches no line of the log", text)
+        self.assertIn("expect_line '*EXPECTATION FAILED at tests/y.c:*' (", text)
+        self.assertIn("forbid_line '*PANIC*' (", text)
+        self.assertIn("matches line 9 of the log: '# PANIC: #PF page fault at 0xdead'", text)
+        self.assertIn("expect_line 'ok 1 four' (", text)
+        self.assertNotIn("expected fail, got fail\n", text)   # wrong-line: only its lines
+        self.assertIn("log | ", text)
+        self.assertEqual(self.junit_counts("passes-unexpectedly"),
+                         {"tests": "1", "failures": "1", "errors": "0"})
+        # 4 unmet expectations count 1 failure each; pass-missing-line its 2
+        # passed and 1 skipped cases and a failure.
+        self.assertEqual(text.splitlines()[-1], "2 passed, 5 failed, 1 skipped")
+        result = self.matrix(self.UNMET, "--list")
+        self.assertEqual(result.returncode, 0)
+        self.assertIn("wrong-line:   (cmdline='fake=fail'; expect=fail; "
+                      "expect_line='  not ok 2 two'; ", result.stdout)
 
 
 if __name__ == "__main__":

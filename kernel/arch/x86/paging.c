@@ -211,6 +211,12 @@ bool paging_query(uint64_t address, unsigned int *attributes)
 {
 	uint64_t *table = kernel_pml4;
 
+	/* Before paging_init() the boot map covers the low 4 GiB, all read-write. */
+	if (!table) {
+		*attributes = MAP_WRITE | MAP_EXECUTE;
+		return address < BOOT_MAP_LIMIT;
+	}
+
 	for (int level = 4; level >= 1; level--) {
 		uint64_t entry = table[table_index(address, level)];
 
