@@ -96,6 +96,17 @@ static bool apply_cpus(const struct cmdline_word *word, const char **error)
 	return apply_number(word, error, 1, MAX_CPUS, &kernel_options.expected_cpus);
 }
 
+static bool apply_torture(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "quick"))
+		kernel_options.torture_long = false;
+	else if (cmdline_value_is(word, "long"))
+		kernel_options.torture_long = true;
+	else
+		return false;
+	return true;
+}
+
 static bool apply_exit(const struct cmdline_word *word, const char **error)
 {
 	static const struct {
@@ -126,6 +137,7 @@ static const struct option known_options[] = {
 	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },
 	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
 	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
+	{ "torture", "quick or long", apply_torture },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

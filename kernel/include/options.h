@@ -23,6 +23,7 @@ struct kernel_options {
 	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
 	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
 	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
+	bool torture_long;		/* torture=quick|long: how long torture suites run */
 };
 
 extern struct kernel_options kernel_options;

@@ -7,7 +7,9 @@
  * variant behind the same API.)
  */
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <irq.h>
 #include <asm/instructions.h>
 
 struct spinlock {
@@ -34,6 +36,31 @@ static inline void spin_unlock(spinlock_t *lock)
 {
 	/* Only the holder writes now_serving, so a plain increment is enough. */
 	__atomic_store_n(&lock->now_serving, lock->now_serving + 1, __ATOMIC_RELEASE);
+}
+
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	uint32_t serving = __atomic_load_n(&lock->now_serving, __ATOMIC_RELAXED);
+	uint32_t expected = serving;
+
+	/* Free exactly when the next ticket is the one being served. */
+	return __atomic_compare_exchange_n(&lock->next_ticket, &expected, serving + 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/** spin_lock_irqsave - disable interrupts, then lock; returns the old interrupt state */
+static inline bool spin_lock_irqsave(spinlock_t *lock)
+{
+	bool enabled = local_irq_save();
+
+	spin_lock(lock);
+	return enabled;
+}
+
+static inline void spin_unlock_irqrestore(spinlock_t *lock, bool enabled)
+{
+	spin_unlock(lock);
+	local_irq_restore(enabled);
 }
 
 #endif
