@@ -172,7 +172,7 @@ test: deps-quiet
 		--iso $(ISO) --kernel $(KERNEL_ELF) --jobs 2 tests/matrix.cfg
 
 bench: deps-quiet iso
-	$(PYTHON) tools/matrix --iso $(ISO) --kernel $(KERNEL_ELF) --jobs 1 tests/bench.cfg
+	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) tests/bench.cfg
 
 # --- Dependencies -------------------------------------------------------------
 deps:

@@ -45,18 +45,47 @@ static struct {
 static const char *selection;
 
 /*
- * Suites named selftest_* check the harness itself by failing, faulting,
- * hanging or panicking on purpose (tests/selftest.c): they run only when
- * test= names them, never as part of "everything".
+ * Suites that run only when test= names them, never as part of
+ * "everything": selftest_* check the harness itself by failing, faulting,
+ * hanging or panicking on purpose (tests/selftest.c); bench_* measure
+ * rather than test (make bench).
  */
-#define SELFTEST_PREFIX "selftest_"
+static const char *const explicit_only_prefixes[] = { "selftest_", "bench_" };
+
+/* The explicit-only prefix @suite has, or NULL. */
+static const char *explicit_only_prefix(const struct test_suite *suite)
+{
+	for (size_t i = 0; i < sizeof(explicit_only_prefixes) / sizeof(explicit_only_prefixes[0]); i++) {
+		if (strncmp(suite->name, explicit_only_prefixes[i],
+			    strlen(explicit_only_prefixes[i])) == 0)
+			return explicit_only_prefixes[i];
+	}
+	return NULL;
+}
+
+/* Does some pattern of the list spell out @prefix itself ("bench_*", not "*")? */
+static bool selection_names_prefix(const char *prefix)
+{
+	size_t length = strlen(prefix);
+
+	for (const char *pattern = selection; pattern; pattern = strchr(pattern, ',')) {
+		if (*pattern == ',')
+			pattern++;
+		if (strncmp(pattern, prefix, length) == 0)
+			return true;
+	}
+	return false;
+}
 
 static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
 {
 	char full_name[160];
+	const char *prefix = explicit_only_prefix(suite);
 
 	if (!selection || selection[0] == '\0')
-		return strncmp(suite->name, SELFTEST_PREFIX, strlen(SELFTEST_PREFIX)) != 0;
+		return prefix == NULL;
+	if (prefix && !selection_names_prefix(prefix))
+		return false;
 	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
 	return glob_match_list(selection, suite->name) || glob_match_list(selection, full_name);
 }
