@@ -96,6 +96,11 @@ static bool apply_cpus(const struct cmdline_word *word, const char **error)
 	return apply_number(word, error, 1, MAX_CPUS, &kernel_options.expected_cpus);
 }
 
+static bool apply_smp_withhold(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
+}
+
 static bool apply_torture(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "quick"))
@@ -138,6 +143,7 @@ static const struct option known_options[] = {
 	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
 	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
 	{ "torture", "quick or long", apply_torture },
+	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

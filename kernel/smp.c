@@ -55,6 +55,12 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 		smp_summary.enabled++;
 		if (entry->apic_id == bsp_apic_id || cpu_from_apic_id(entry->apic_id) >= 0)
 			continue;	/* the BSP is cpu 0 already; duplicates were reported */
+		if (!arch_apic_id_reachable(entry->apic_id)) {
+			ktap_note("smp: CPU with APIC ID 0x%x cannot be addressed in %s mode; not "
+				  "started", entry->apic_id, arch_apic_mode_name());
+			smp_summary.unreachable++;
+			continue;
+		}
 		if (smp_summary.present == MAX_CPUS) {
 			smp_summary.beyond_capacity++;
 			continue;

@@ -24,6 +24,8 @@ struct kernel_options {
 	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
 	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
 	bool torture_long;		/* torture=quick|long: how long torture suites run */
+	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
+					 * path of an AP that does not come up); 0: none */
 };
 
 extern struct kernel_options kernel_options;

@@ -24,6 +24,7 @@ struct smp_summary {
 	unsigned int enabled;		/* of those, enabled (BSP included) */
 	unsigned int disabled;		/* present but not enabled: never started */
 	unsigned int beyond_capacity;	/* enabled ones past MAX_CPUS, not used */
+	unsigned int unreachable;	/* enabled, but an APIC ID the APIC mode cannot address */
 	unsigned int present;		/* logical CPUs we tried to run: cpus[0..present) */
 	unsigned int online;		/* of those, running */
 	uint64_t kernel_entry_cycles;	/* TSC at kmain */
@@ -47,6 +48,12 @@ static inline unsigned int cpus_present(void)
 static inline unsigned int cpus_online(void)
 {
 	return __atomic_load_n(&smp_summary.online, __ATOMIC_ACQUIRE);
+}
+
+/** cpu_is_online - whether logical CPU @cpu is up (a present CPU may have failed to start) */
+static inline bool cpu_is_online(unsigned int cpu)
+{
+	return cpu < MAX_CPUS && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);
 }
 
 /** cpu_from_apic_id - the logical number of @apic_id, or -1 */
@@ -76,6 +83,8 @@ void arch_smp_prepare_cpu(struct cpu *cpu);	/* stacks, IST stacks */
 bool arch_smp_start_aps(void);			/* INIT/SIPI/SIPI to every present AP */
 void arch_wake_cpu(struct cpu *cpu);		/* a wake IPI */
 bool arch_mp_table_discover(uint32_t bsp_apic_id);	/* calls smp_add_cpu() */
+bool arch_apic_id_reachable(uint32_t apic_id);	/* xAPIC: 8-bit IDs only */
+const char *arch_apic_mode_name(void);
 
 /** smp_add_cpu - add an enabled CPU by APIC ID (for the MP table path) */
 bool smp_add_cpu(uint32_t apic_id);

@@ -7,6 +7,7 @@
 #include <console.h>
 #include <cpu.h>
 #include <irq.h>
+#include <smp.h>
 #include <timer.h>
 #include <ktap.h>
 #include <memory.h>
@@ -317,4 +318,15 @@ void timer_periodic(uint64_t nanoseconds)
 void timer_stop(void)
 {
 	lapic_timer_stop();
+}
+
+bool arch_apic_id_reachable(uint32_t apic_id)
+{
+	/* xAPIC destinations are 8 bits, 0xff being broadcast (SDM vol 3, 12.6.1). */
+	return mode == APIC_MODE_X2APIC || apic_id < 0xff;
+}
+
+const char *arch_apic_mode_name(void)
+{
+	return apic_mode_name(mode);
 }

@@ -11,6 +11,7 @@
 #include <hypervisor.h>
 #include <ktap.h>
 #include <memory.h>
+#include <options.h>
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
@@ -109,15 +110,22 @@ bool arch_smp_start_aps(void)
 	 */
 	bool delay = !hypervisor_info()->cpuid_hypervisor_bit;
 	bool old_cpu = ((cpuid(1).eax >> 8) & 0xf) < 6;
-	unsigned int vector;
+	unsigned int vector, expected_tickets = ap_stack_count;
 
 	if (!trampoline || trampoline >= 0x100000 || read_cr3() >= 0x100000000ull) {
 		ktap_note("smp: no page below 1 MiB (or page tables above 4 GiB) for the trampoline");
 		return false;
 	}
 	vector = (unsigned int)(trampoline >> 12);
+	if (kernel_options.smp_withhold_cpu && kernel_options.smp_withhold_cpu < cpus_present()) {
+		expected_tickets--;
+		ktap_note("smp: smp_withhold=%u: cpu %u is deliberately not started",
+			  kernel_options.smp_withhold_cpu, kernel_options.smp_withhold_cpu);
+	}
 
 	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (i == kernel_options.smp_withhold_cpu)
+			continue;	/* smp_withhold=: play a CPU that never starts */
 		if (!lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_INIT))
 			ktap_note("smp: INIT to apic 0x%x was not accepted", cpus[i].apic_id);
 		if (old_cpu)
@@ -134,13 +142,15 @@ bool arch_smp_start_aps(void)
 		uint64_t start = cycles();
 
 		for (unsigned int i = 1; i < cpus_present(); i++) {
+			if (i == kernel_options.smp_withhold_cpu)
+				continue;
 			if (round == 0 || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
 				lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_STARTUP | vector);
 		}
 		while (cycles_to_ns(cycles() - start) < STARTUP_DELAY_US * 1000ull &&
-		       __atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) < ap_stack_count)
+		       __atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) < expected_tickets)
 			cpu_relax();
-		if (__atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) >= ap_stack_count)
+		if (__atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) >= expected_tickets)
 			break;
 	}
 	return true;
