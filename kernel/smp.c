@@ -9,6 +9,7 @@
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
+#include <timer.h>
 #include <asm/apic.h>
 
 struct smp_summary smp_summary;
@@ -132,7 +133,7 @@ static bool boot_window_closed;
 
 void smp_boot_aps(void)
 {
-	uint64_t start, now;
+	uint64_t start, now, ipis_sent, first_online = UINT64_MAX;
 	unsigned int waiting = smp_summary.present - 1;
 
 	if (waiting == 0) {
@@ -143,14 +144,20 @@ void smp_boot_aps(void)
 		arch_smp_prepare_cpu(&cpus[i]);
 	smp_summary.first_init_cycles = cycles();
 	arch_smp_start_aps();
+	ipis_sent = cycles();
 
-	/* No AP prints while starting: printing would serialise them. */
+	/*
+	 * No AP prints while starting: printing would serialise them.  The
+	 * BSP sleeps between checks (each AP wakes it when it comes online)
+	 * instead of spinning: under emulation a spinning BSP takes a host CPU
+	 * away from the APs it is waiting for.
+	 */
 	start = cycles();
 	do {
 		now = cycles();
 		if (cpus_online() == smp_summary.present)
 			break;
-		cpu_relax();
+		cpu_sleep_at_most_ns(100000);
 	} while (cycles_to_ns(now - start) < AP_BOOT_DEADLINE_NS);
 	__atomic_store_n(&boot_window_closed, true, __ATOMIC_SEQ_CST);
 
@@ -158,8 +165,11 @@ void smp_boot_aps(void)
 		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
 			cpus[i].boot_failed = true;
 			ktap_note("smp: cpu %u (apic 0x%x) did not start", i, cpus[i].apic_id);
-		} else if (cpus[i].online_cycles > smp_summary.all_online_cycles) {
-			smp_summary.all_online_cycles = cpus[i].online_cycles;
+		} else {
+			if (cpus[i].online_cycles > smp_summary.all_online_cycles)
+				smp_summary.all_online_cycles = cpus[i].online_cycles;
+			if (cpus[i].online_cycles < first_online)
+				first_online = cpus[i].online_cycles;
 		}
 	}
 	ktap_note("smp: %u of %u CPUs online; first INIT to all online: %llu us",
@@ -167,6 +177,12 @@ void smp_boot_aps(void)
 		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?
 				       cycles_to_ns(smp_summary.all_online_cycles -
 						    smp_summary.first_init_cycles) / 1000 : 0));
+	if (first_online > smp_summary.first_init_cycles && first_online != UINT64_MAX)
+		ktap_note("smp: INIT and STARTUP IPIs sent in %llu us; the first AP was online "
+			  "after %llu us", (unsigned long long)(cycles_to_ns(ipis_sent -
+						smp_summary.first_init_cycles) / 1000),
+			  (unsigned long long)(cycles_to_ns(first_online -
+						smp_summary.first_init_cycles) / 1000));
 }
 
 void ap_online(struct cpu *cpu)
@@ -183,7 +199,23 @@ void ap_online(struct cpu *cpu)
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
+	arch_wake_cpu(&cpus[0]);	/* the BSP may be asleep waiting for us */
 	cpu_idle_loop();
+}
+
+void cpu_sleep_at_most_ns(uint64_t nanoseconds)
+{
+	bool enabled = local_irq_save();
+
+	/*
+	 * Armed with interrupts off: if the timer fires before the halt, the
+	 * interrupt waits for the enable, which ends the halt (irq.h).
+	 */
+	timer_oneshot(nanoseconds);
+	enable_interrupts_and_wait();
+	local_irq_disable();
+	timer_stop();
+	local_irq_restore(enabled);
 }
 
 void cpu_idle_loop(void)

@@ -71,6 +71,12 @@ bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
 /** smp_run_on - run and wait; @cpu may be the caller itself */
 bool smp_run_on(unsigned int cpu, void (*function)(void *), void *argument, uint64_t timeout_ns);
 
+/**
+ * cpu_sleep_at_most_ns - halt until an interrupt or for @nanoseconds at most
+ * (with this CPU's timer); gives the host CPU back under emulation
+ */
+void cpu_sleep_at_most_ns(uint64_t nanoseconds);
+
 /** cpu_idle_loop - what an AP does once online: sleep until given work */
 void cpu_idle_loop(void) __attribute__((noreturn));
 

@@ -211,6 +211,29 @@ bool lapic_send_ipi(uint32_t apic_id, uint32_t command)
 	return sent;
 }
 
+#define ICR_ALL_EXCLUDING_SELF		(3u << 18)
+
+void lapic_send_ipi_all_but_self(uint32_t command)
+{
+	uint32_t low = command | ICR_LEVEL_ASSERT | ICR_ALL_EXCLUDING_SELF;
+	uint64_t flags = read_rflags();
+	uint64_t start;
+
+	if (mode == APIC_MODE_X2APIC) {
+		wrmsr(MSR_X2APIC_BASE + (REGISTER_ICR_LOW >> 4), low);
+		return;
+	}
+	cli();
+	start = now_ns();
+	while ((lapic_read(REGISTER_ICR_LOW) & ICR_DELIVERY_PENDING) &&
+	       now_ns() - start < ICR_IDLE_DEADLINE_NS)
+		cpu_relax();
+	lapic_write(REGISTER_ICR_HIGH, 0);
+	lapic_write(REGISTER_ICR_LOW, low);
+	if (flags & RFLAGS_IF)
+		sti();
+}
+
 void lapic_send_init_deassert(uint32_t apic_id)
 {
 	/* Only P6-era and older CPUs need it; x2APIC forbids it (12.12.10.2). */

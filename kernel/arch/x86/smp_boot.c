@@ -39,23 +39,24 @@ struct trampoline_parameters {
 	uint16_t jump64_selector;
 	uint16_t padding2;
 	uint32_t cr3;
-	uint32_t ticket;
-	uint32_t stack_count;
-	uint32_t padding3;
-	uint64_t stack_tops;
+	uint32_t arrivals;
+	uint32_t cpu_count;
+	uint32_t x2apic;
+	uint64_t stack_tops;		/* uint64_t[cpu_count], by logical CPU; 0: not started */
+	uint64_t apic_ids;		/* uint32_t[cpu_count], by logical CPU */
 	uint64_t entry;
 } __attribute__((packed));
 
-_Static_assert(sizeof(struct trampoline_parameters) == 56, "trampoline.S layout");
+_Static_assert(sizeof(struct trampoline_parameters) == 64, "trampoline.S layout");
 
 extern const char trampoline_start[], trampoline_end[], trampoline_parameters[];
 extern const uint32_t trampoline_entry32_offset, trampoline_entry64_offset;
 extern const uint32_t trampoline_gdt_offset, trampoline_gdt_size;
 
 static uint64_t ap_stack_tops[MAX_CPUS];
-static unsigned int ap_stack_count;
+static uint32_t ap_apic_ids[MAX_CPUS];
 
-void ap_entry(uint32_t ticket);
+void ap_entry(uint32_t logical_cpu);
 
 void arch_smp_prepare_cpu(struct cpu *cpu)
 {
@@ -66,7 +67,8 @@ void arch_smp_prepare_cpu(struct cpu *cpu)
 		panic("out of memory for the stacks of cpu %u", cpu->id);
 	/* The lowest page is the guard: an overflow faults, into #DF on IST. */
 	unmap_range((uint64_t)stack, PAGE_SIZE);
-	ap_stack_tops[ap_stack_count++] = (uint64_t)stack + (AP_STACK_PAGES + 1) * PAGE_SIZE;
+	ap_stack_tops[cpu->id] = (uint64_t)stack + (AP_STACK_PAGES + 1) * PAGE_SIZE;
+	ap_apic_ids[cpu->id] = cpu->apic_id;
 	for (int slot = 1; slot <= IST_STACK_COUNT; slot++)
 		cpu->arch.ist_stack_top[slot] = (uint64_t)ist + (uint64_t)slot * IST_STACK_SIZE;
 }
@@ -93,11 +95,45 @@ static uint64_t place_trampoline(void)
 	parameters->jump64_offset = (uint32_t)(base + trampoline_entry64_offset);
 	parameters->jump64_selector = 0x18;
 	parameters->cr3 = (uint32_t)read_cr3();
-	parameters->ticket = 0;
-	parameters->stack_count = ap_stack_count;
+	parameters->arrivals = 0;
+	parameters->cpu_count = cpus_present();
+	parameters->x2apic = lapic_mode() == APIC_MODE_X2APIC;
 	parameters->stack_tops = (uint64_t)ap_stack_tops;
+	parameters->apic_ids = (uint64_t)ap_apic_ids;
 	parameters->entry = (uint64_t)ap_entry;
 	return base;
+}
+
+/*
+ * The all-excluding-self shorthand reaches every CPU in the machine, listed
+ * or not.  It is used only when that is exactly the set being started: the
+ * firmware lists no disabled CPU, none is past MAX_CPUS or unaddressable,
+ * and none is withheld.  Otherwise each AP gets its own IPIs.  Either way an
+ * AP that is not in the table parks in the trampoline.  Under TCG each
+ * xAPIC IPI costs tens of microseconds, so with 8 CPUs this halves bring-up.
+ */
+static bool shorthand_reaches_exactly_our_cpus(void)
+{
+	return smp_summary.discovered_by != CPU_DISCOVERY_NONE && smp_summary.disabled == 0 &&
+	       smp_summary.beyond_capacity == 0 && smp_summary.unreachable == 0 &&
+	       smp_summary.enabled == cpus_present() && kernel_options.smp_withhold_cpu == 0;
+}
+
+static void send_to_aps(bool shorthand, uint32_t command, bool only_not_arrived)
+{
+	if (shorthand) {
+		lapic_send_ipi_all_but_self(command);
+		return;
+	}
+	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (i == kernel_options.smp_withhold_cpu)
+			continue;	/* smp_withhold=: play a CPU that never starts */
+		if (only_not_arrived && __atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+			continue;
+		if (!lapic_send_ipi(cpus[i].apic_id, command))
+			ktap_note("smp: IPI 0x%x to apic 0x%x was not accepted", command,
+				  cpus[i].apic_id);
+	}
 }
 
 bool arch_smp_start_aps(void)
@@ -105,12 +141,12 @@ bool arch_smp_start_aps(void)
 	uint64_t trampoline = place_trampoline();
 	/*
 	 * The 10 ms after INIT is for old hardware; hypervisors deliver INIT
-	 * at once (and modern CPUs per SDM 9.4.4.1 footnote need none) - it is
-	 * kept on bare metal, where it costs 10 ms once.
+	 * at once, so it is kept on bare metal only, where it costs 10 ms once.
 	 */
 	bool delay = !hypervisor_info()->cpuid_hypervisor_bit;
 	bool old_cpu = ((cpuid(1).eax >> 8) & 0xf) < 6;
-	unsigned int vector, expected_tickets = ap_stack_count;
+	bool shorthand = shorthand_reaches_exactly_our_cpus();
+	unsigned int vector, expected_arrivals = cpus_present() - 1;
 
 	if (!trampoline || trampoline >= 0x100000 || read_cr3() >= 0x100000000ull) {
 		ktap_note("smp: no page below 1 MiB (or page tables above 4 GiB) for the trampoline");
@@ -118,61 +154,51 @@ bool arch_smp_start_aps(void)
 	}
 	vector = (unsigned int)(trampoline >> 12);
 	if (kernel_options.smp_withhold_cpu && kernel_options.smp_withhold_cpu < cpus_present()) {
-		expected_tickets--;
+		expected_arrivals--;
+		ap_stack_tops[kernel_options.smp_withhold_cpu] = 0;
 		ktap_note("smp: smp_withhold=%u: cpu %u is deliberately not started",
 			  kernel_options.smp_withhold_cpu, kernel_options.smp_withhold_cpu);
 	}
 
-	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (i == kernel_options.smp_withhold_cpu)
-			continue;	/* smp_withhold=: play a CPU that never starts */
-		if (!lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_INIT))
-			ktap_note("smp: INIT to apic 0x%x was not accepted", cpus[i].apic_id);
-		if (old_cpu)
+	send_to_aps(shorthand, APIC_DELIVERY_INIT, false);
+	if (old_cpu && !shorthand) {
+		for (unsigned int i = 1; i < cpus_present(); i++)
 			lapic_send_init_deassert(cpus[i].apic_id);
 	}
 	if (delay)
 		udelay(INIT_DELAY_US);
 	/*
 	 * Two STARTUPs, 200 us apart (SDM 9.4.4.1); the second goes only to
-	 * APs that have not yet taken a ticket, and the wait ends early once
-	 * every AP has, since a running AP ignores a STARTUP anyway.
+	 * APs that have not arrived yet (a running AP ignores a STARTUP), and
+	 * neither wait lasts longer than it takes every AP to arrive.
 	 */
 	for (int round = 0; round < 2; round++) {
 		uint64_t start = cycles();
 
-		for (unsigned int i = 1; i < cpus_present(); i++) {
-			if (i == kernel_options.smp_withhold_cpu)
-				continue;
-			if (round == 0 || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
-				lapic_send_ipi(cpus[i].apic_id, APIC_DELIVERY_STARTUP | vector);
-		}
+		send_to_aps(shorthand, APIC_DELIVERY_STARTUP | vector, round > 0);
 		while (cycles_to_ns(cycles() - start) < STARTUP_DELAY_US * 1000ull &&
-		       __atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) < expected_tickets)
-			cpu_relax();
-		if (__atomic_load_n(&parameters->ticket, __ATOMIC_ACQUIRE) >= expected_tickets)
+		       __atomic_load_n(&parameters->arrivals, __ATOMIC_ACQUIRE) < expected_arrivals)
+			cpu_sleep_at_most_ns(STARTUP_DELAY_US * 1000ull / 4);
+		if (__atomic_load_n(&parameters->arrivals, __ATOMIC_ACQUIRE) >= expected_arrivals)
 			break;
 	}
 	return true;
 }
 
-void ap_entry(uint32_t ticket)
+void ap_entry(uint32_t logical_cpu)
 {
-	struct cpu *cpu;
-	int id;
+	struct cpu *cpu = &cpus[logical_cpu];
 
 	/* The APIC in the BSP's mode first: in x2APIC mode the ID is an MSR. */
 	lapic_init_ap();
-	id = cpu_from_apic_id(lapic_id());
-	if (id <= 0) {
-		/* Not a CPU we started (or the BSP's ID): stay out of the way. */
+	if (lapic_id() != cpu->apic_id) {
+		/* CPUID's initial APIC ID was changed by firmware: not safe to run. */
 		for (;;) {
 			cli();
 			hlt();
 		}
 	}
-	cpu = &cpus[id];
-	cpu->stack_top = ap_stack_tops[ticket];
+	cpu->stack_top = ap_stack_tops[logical_cpu];
 	arch_cpu_init(cpu);
 	ap_online(cpu);
 }

@@ -5,9 +5,9 @@
  * (SDM vol 3, 9.4.4.1), so smp_boot.c copies this code to a free page below
  * 1 MiB taken from the memory map, fills in the parameter block at its end,
  * and sends the page number as the vector.  Every AP runs it at once
- * (parallel bring-up), so nothing here is written except the ticket counter,
- * with LOCK XADD: the ticket picks the AP's stack from a table, and the AP
- * finds its own struct cpu later from its APIC ID.
+ * (parallel bring-up), so nothing here is written except the arrival
+ * counter, with LOCK XADD; each AP finds its logical number (and so its
+ * stack) by looking its APIC ID up in a table, with no lock.
  *
  * Addresses are relative to trampoline_start; %ebx holds the page's linear
  * address from the first instructions on.
@@ -72,13 +72,43 @@ trampoline_entry32:
 
 	.code64
 trampoline_entry64:
+	/* Count the arrival (the BSP stops waiting once all have come). */
 	movl	$1, %eax
-	lock xaddl %eax, OFFSET(parameter_ticket)(%rbx)
-	cmpl	OFFSET(parameter_stack_count)(%rbx), %eax
-	jae	park				/* more APs woke than were asked */
-	movq	OFFSET(parameter_stack_tops)(%rbx), %rcx
+	lock xaddl %eax, OFFSET(parameter_arrivals)(%rbx)
+
+	/*
+	 * Who am I?  The initial APIC ID from CPUID (leaf 0xB's x2APIC ID when
+	 * the BSP runs in x2APIC mode, else CPUID.1:EBX[31:24]), looked up in
+	 * the BSP's table of the CPUs it is starting.  A CPU that is not in
+	 * the table (woken by a shorthand IPI but not ours to run) parks.
+	 */
+	cmpl	$0, OFFSET(parameter_x2apic)(%rbx)
+	je	1f
+	movl	$0xb, %eax
+	xorl	%ecx, %ecx
+	cpuid
+	movl	%edx, %esi
+	jmp	2f
+1:	movl	$1, %eax
+	cpuid
+	movl	%ebx, %esi
+	shrl	$24, %esi
+	/* CPUID clobbered %rbx: recompute the trampoline's base from RIP. */
+2:	leaq	trampoline_start(%rip), %rbx
+	movq	OFFSET(parameter_apic_ids)(%rbx), %rdx
+	movl	OFFSET(parameter_cpu_count)(%rbx), %ecx
+	movl	$1, %eax			/* logical CPU 0 is the BSP */
+3:	cmpl	%ecx, %eax
+	jae	park
+	cmpl	(%rdx, %rax, 4), %esi
+	je	4f
+	incl	%eax
+	jmp	3b
+4:	movq	OFFSET(parameter_stack_tops)(%rbx), %rcx
 	movq	(%rcx, %rax, 8), %rsp
-	movl	%eax, %edi			/* ap_entry(ticket) */
+	testq	%rsp, %rsp
+	jz	park				/* not one we are starting */
+	movl	%eax, %edi			/* ap_entry(logical CPU number) */
 	xorl	%ebp, %ebp			/* ends the frame-pointer chain */
 	movq	OFFSET(parameter_entry)(%rbx), %rax
 	call	*%rax
@@ -104,12 +134,15 @@ parameter_jump64:
 	.short	0
 parameter_cr3:
 	.long	0
-parameter_ticket:
+parameter_arrivals:
 	.long	0
-parameter_stack_count:
+parameter_cpu_count:
 	.long	0
+parameter_x2apic:
 	.long	0
 parameter_stack_tops:
+	.quad	0
+parameter_apic_ids:
 	.quad	0
 parameter_entry:
 	.quad	0

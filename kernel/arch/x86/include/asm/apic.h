@@ -65,6 +65,12 @@ void lapic_eoi(void);
  */
 bool lapic_send_ipi(uint32_t apic_id, uint32_t command);
 
+/**
+ * lapic_send_ipi_all_but_self - the all-excluding-self shorthand: every
+ * CPU of the machine but the caller, listed by the firmware or not
+ */
+void lapic_send_ipi_all_but_self(uint32_t command);
+
 /** lapic_send_init_deassert - the level-deassert INIT older CPUs need after INIT */
 void lapic_send_init_deassert(uint32_t apic_id);
 
