@@ -16,6 +16,7 @@
 #include <smp.h>
 #include <test_runner.h>
 #include <time.h>
+#include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <version.h>
 #include <watchdog.h>
@@ -48,6 +49,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
+	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
+			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
 	boot_report();					/* what we found, as diagnostics */
 
 	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);

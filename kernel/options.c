@@ -4,6 +4,7 @@
 #include <ktap.h>
 #include <options.h>
 #include <cpu.h>
+#include <trigger_backend.h>
 #include <watchdog.h>
 #include <asm/entropy.h>
 #include <lib/cmdline.h>
@@ -14,6 +15,7 @@ struct kernel_options kernel_options = {
 	.repeat = 1,
 	.exit_action = EXIT_ACTION_AUTO,
 	.watchdog_seconds = WATCHDOG_DEFAULT_SECONDS,
+	.trigger_backend = TRIGGER_BACKEND_AUTO,
 };
 
 #define REPEAT_MAX 100000
@@ -101,6 +103,31 @@ static bool apply_smp_withhold(const struct cmdline_word *word, const char **err
 	return apply_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
 }
 
+static bool apply_trigger(const struct cmdline_word *word, const char **error)
+{
+	int backend = word->has_value ? trigger_backend_from_name(word->value, word->value_length) : -1;
+
+	if (backend < 0)
+		return false;
+	kernel_options.trigger_backend = backend;
+	return true;
+}
+
+static bool apply_trigger_spin_ns(const struct cmdline_word *word, const char **error)
+{
+	unsigned int value;
+
+	if (!apply_number(word, error, 0, 100000000, &value))
+		return false;
+	kernel_options.trigger_spin_ns = value;
+	return true;
+}
+
+static bool apply_mwait_hint(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 0xff, &kernel_options.mwait_hint);
+}
+
 static bool apply_torture(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "quick"))
@@ -143,6 +170,9 @@ static const struct option known_options[] = {
 	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
 	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
 	{ "torture", "quick or long", apply_torture },
+	{ "trigger", "auto, spin, mwait, hlt, adaptive, mwaitx or umwait", apply_trigger },
+	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
+	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 };
 

@@ -17,6 +17,7 @@
 #include <recovery.h>
 #include <test.h>
 #include <test_runner.h>
+#include <trigger_backend.h>
 #include <watchdog.h>
 #include <lib/format.h>
 #include <lib/glob.h>
@@ -307,6 +308,7 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	}
 	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, counts.passed,
 		counts.failed, counts.skipped, case_number);
+	trigger_report_usage("    # ");
 	ktap_set_indent(0);
 	if (counts.failed)
 		kprintf("not ok %u %s\n", number, suite->name);

@@ -8,9 +8,31 @@
 /** timer_tick - called by the arch timer interrupt on the CPU it hit */
 void timer_tick(void);
 
-/* Arch: one-shot and periodic interrupts, and stopping them, on this CPU. */
+/** timer_set_tick_hook - test only: call @hook from every timer interrupt (NULL: none) */
+void timer_set_tick_hook(void (*hook)(void));
+
+/*
+ * One timer per CPU.  A one-shot is remembered so that a second user can
+ * ask for "no later than" without moving an earlier one-shot out: the
+ * trigger backends bound their halts that way, and a test's own one-shot
+ * still fires when it asked.
+ */
+
+/** timer_oneshot - one timer interrupt on this CPU after @nanoseconds */
 void timer_oneshot(uint64_t nanoseconds);
+
+/** timer_oneshot_no_later_than - a one-shot at @nanoseconds unless one is due sooner */
+void timer_oneshot_no_later_than(uint64_t nanoseconds);
+
+/** timer_periodic - an interrupt every @nanoseconds */
 void timer_periodic(uint64_t nanoseconds);
+
+/** timer_stop - no more timer interrupts on this CPU */
 void timer_stop(void);
+
+/* Arch: program this CPU's timer. */
+void arch_timer_oneshot(uint64_t nanoseconds);
+void arch_timer_periodic(uint64_t nanoseconds);
+void arch_timer_stop(void);
 
 #endif

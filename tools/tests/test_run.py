@@ -285,6 +285,21 @@ class CommandBuilderTest(unittest.TestCase):
         self.assertIn("/nonexistent/x.iso", command)
 
 
+class CpuModelTest(unittest.TestCase):
+    def test_cpu_model_follows_the_accelerator(self):
+        command = run.build_command(run.RunConfig(cpu="max"))
+        at = command.index("-cpu")
+        self.assertEqual(command[at + 1], "max")
+        self.assertEqual(command[at - 2:at], ["-accel", "tcg"])
+
+    def test_no_model_leaves_qemus_default(self):
+        self.assertNotIn("-cpu", run.build_command(run.RunConfig()))
+
+    def test_command_line_default_is_max_and_empty_means_qemus(self):
+        self.assertEqual(run.config_from_args(run.parse_args([])).cpu, "max")
+        self.assertIsNone(run.config_from_args(run.parse_args(["--cpu", ""])).cpu)
+
+
 class ExitMappingTest(unittest.TestCase):
     def test_verdicts(self):
         self.assertEqual(run.verdict_for_exit(33), (0, "PASS"))

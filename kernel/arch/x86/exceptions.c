@@ -245,10 +245,18 @@ void nmi_unregister(nmi_handler_t handler)
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+static unsigned int nmi_depth[MAX_CPUS];
+
+bool in_nmi(void)
+{
+	return nmi_depth[cpu_id()] > 0;
+}
+
 void nmi_dispatch(struct interrupt_frame *frame)
 {
 	bool handled = false;
 
+	nmi_depth[cpu_id()]++;
 	/* Every handler runs: NMIs from several sources may have merged into one. */
 	for (int slot = 0; slot < NMI_HANDLERS_MAX; slot++) {
 		nmi_handler_t handler = __atomic_load_n(&nmi_handlers[slot], __ATOMIC_ACQUIRE);
@@ -259,6 +267,7 @@ void nmi_dispatch(struct interrupt_frame *frame)
 	if (!handled)
 		kprintf("# cpu %u: unexpected NMI at RIP 0x%llx\n", cpu_id(),
 			(unsigned long long)frame->rip);
+	nmi_depth[cpu_id()]--;
 }
 
 void unexpected_interrupt(struct interrupt_frame *frame)

@@ -203,8 +203,17 @@ bool lapic_send_ipi(uint32_t apic_id, uint32_t command)
 		cpu_relax();
 	}
 	if (sent) {
+		/*
+		 * An NMI can arrive between the two writes of interrupted code:
+		 * its handler must leave ICR high as it found it, or the
+		 * interrupted low write would go to our destination.
+		 */
+		uint32_t saved_high = in_nmi() ? lapic_read(REGISTER_ICR_HIGH) : 0;
+
 		lapic_write(REGISTER_ICR_HIGH, apic_id << 24);
 		lapic_write(REGISTER_ICR_LOW, low);
+		if (in_nmi())
+			lapic_write(REGISTER_ICR_HIGH, saved_high);
 	}
 	if (flags & RFLAGS_IF)
 		sti();
@@ -328,17 +337,17 @@ void interrupt_controller_init(void)
 	interrupt_register(VECTOR_LAPIC_TIMER, timer_interrupt);
 }
 
-void timer_oneshot(uint64_t nanoseconds)
+void arch_timer_oneshot(uint64_t nanoseconds)
 {
 	lapic_timer_oneshot(nanoseconds);
 }
 
-void timer_periodic(uint64_t nanoseconds)
+void arch_timer_periodic(uint64_t nanoseconds)
 {
 	lapic_timer_periodic(nanoseconds);
 }
 
-void timer_stop(void)
+void arch_timer_stop(void)
 {
 	lapic_timer_stop();
 }

@@ -307,4 +307,80 @@ static inline uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
 	return quotient;
 }
 
+/* --- Waiting (SDM vol 2: MONITOR, MWAIT, UMONITOR, UMWAIT, TPAUSE; AMD APM
+ * vol 3: MONITORX, MWAITX) ---------------------------------------------- */
+
+/* Arm address monitoring of the cache line holding @address. */
+static inline void monitor(const volatile void *address, uint32_t extensions, uint32_t hints)
+{
+	asm volatile("monitor" : : "a"(address), "c"(extensions), "d"(hints) : "memory");
+}
+
+/*
+ * STI then MWAIT: the STI shadow covers the MWAIT, so an interrupt that
+ * arrives in between still ends the wait instead of being taken before it.
+ */
+static inline void sti_mwait(uint32_t hints, uint32_t extensions)
+{
+	asm volatile("sti\n\tmwait" : : "a"(hints), "c"(extensions) : "memory");
+}
+
+static inline void mwait(uint32_t hints, uint32_t extensions)
+{
+	asm volatile("mwait" : : "a"(hints), "c"(extensions) : "memory");
+}
+
+static inline void monitorx(const volatile void *address, uint32_t extensions, uint32_t hints)
+{
+	asm volatile(".byte 0x0f, 0x01, 0xfa" /* monitorx */
+		     : : "a"(address), "c"(extensions), "d"(hints) : "memory");
+}
+
+/* MWAITX with ECX[1] set waits at most @timeout_cycles (EBX) TSC cycles. */
+static inline void sti_mwaitx(uint32_t hints, uint32_t extensions, uint32_t timeout_cycles)
+{
+	asm volatile("sti\n\t.byte 0x0f, 0x01, 0xfb" /* mwaitx */
+		     : : "a"(hints), "c"(extensions), "b"(timeout_cycles) : "memory");
+}
+
+static inline void mwaitx(uint32_t hints, uint32_t extensions, uint32_t timeout_cycles)
+{
+	asm volatile(".byte 0x0f, 0x01, 0xfb" /* mwaitx */
+		     : : "a"(hints), "c"(extensions), "b"(timeout_cycles) : "memory");
+}
+
+static inline void umonitor(const volatile void *address)
+{
+	asm volatile(".byte 0xf3, 0x0f, 0xae, 0xf0" /* umonitor %rax */
+		     : : "a"(address) : "memory");
+}
+
+/* UMWAIT until a store to the monitored line or TSC @deadline; returns CF. */
+static inline bool umwait(uint32_t control, uint64_t deadline)
+{
+	bool deadline_expired;
+
+	asm volatile(".byte 0xf2, 0x0f, 0xae, 0xf1\n\t" /* umwait %ecx */
+		     "setc %0"
+		     : "=q"(deadline_expired)
+		     : "c"(control), "a"((uint32_t)deadline), "d"((uint32_t)(deadline >> 32))
+		     : "memory", "cc");
+	return deadline_expired;
+}
+
+/* KVM's hypercall: VMCALL (Intel) or VMMCALL (AMD), number in RAX. */
+static inline long kvm_hypercall2(unsigned long number, unsigned long first,
+				  unsigned long second, bool amd)
+{
+	long result;
+
+	if (amd)
+		asm volatile(".byte 0x0f, 0x01, 0xd9" /* vmmcall */
+			     : "=a"(result) : "a"(number), "b"(first), "c"(second) : "memory");
+	else
+		asm volatile("vmcall"
+			     : "=a"(result) : "a"(number), "b"(first), "c"(second) : "memory");
+	return result;
+}
+
 #endif /* TRIGOS_ASM_INSTRUCTIONS_H */

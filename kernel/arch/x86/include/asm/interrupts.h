@@ -91,6 +91,9 @@ void recovery_redirect_frame(struct interrupt_frame *frame, struct recovery_cont
 /* An NMI handler returns true if the NMI was its own. */
 typedef bool (*nmi_handler_t)(struct interrupt_frame *frame);
 
+/** in_nmi - whether this CPU is inside an NMI handler (NMIs are blocked there) */
+bool in_nmi(void);
+
 /** nmi_register - add @handler to those every NMI runs; false when full */
 bool nmi_register(nmi_handler_t handler);
 void nmi_unregister(nmi_handler_t handler);

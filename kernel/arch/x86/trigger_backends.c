@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ways a trigger wait can wait.  Each wait() is called, and returns,
+ * with interrupts disabled (trigger_reset() disabled them); it enables them
+ * only while it sleeps, and only if they were enabled at the reset.
+ */
+#include <cpu.h>
+#include <hypervisor.h>
+#include <irq.h>
+#include <ktap.h>
+#include <smp.h>
+#include <time.h>
+#include <timer.h>
+#include <watchdog.h>
+#include <lib/string.h>
+#include <asm/apic.h>
+#include <asm/extable.h>
+#include <asm/instructions.h>
+
+#include "trigger_internal.h"
+
+uint64_t trigger_spin_budget_cycles;
+uint32_t trigger_mwait_hint;		/* EAX of MWAIT: 0 is C1 */
+bool trigger_hlt_broken;
+uint64_t trigger_halt_window_delay_cycles;
+
+#define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
+#define CPUID_MONITORX		(1u << 29)	/* CPUID.80000001H:ECX */
+#define CPUID_WAITPKG		(1u << 5)	/* CPUID.(EAX=07H,ECX=0):ECX */
+#define CPUID5_EXTENSIONS	(1u << 0)	/* CPUID.05H:ECX: MWAIT extensions enumerated */
+#define CPUID5_INTERRUPT_BREAK	(1u << 1)	/* CPUID.05H:ECX: ECX[0] of MWAIT honoured */
+#define MWAIT_INTERRUPT_BREAK	(1u << 0)
+#define MWAITX_TIMER_ENABLE	(1u << 1)
+#define MSR_UMWAIT_CONTROL	0xe1
+#define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
+#define UMWAIT_SLICE_CYCLES	(1u << 20)	/* bounds each UMWAIT/MWAITX, ~0.3 ms */
+#define KVM_CPUID_FEATURES	0x40000001
+#define KVM_FEATURE_PV_UNHALT	(1u << 7)
+#define KVM_HC_KICK_CPU		5
+
+/* Interrupts on for the sleep only if they were on at the reset. */
+static void spin_step(const struct trigger_wait_state *state)
+{
+	if (state->irqs_were_enabled) {
+		sti();
+		cpu_relax();
+		cli();
+	} else {
+		cpu_relax();
+	}
+}
+
+static bool past(uint64_t deadline_cycles)
+{
+	return deadline_cycles && cycles() >= deadline_cycles;
+}
+
+/* --- spin: the seed's generic behaviour, one PAUSE per wait ------------------ */
+
+static void spin_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	spin_step(state);
+}
+
+/* --- mwait ------------------------------------------------------------------- */
+
+static const char *mwait_unavailable(void)
+{
+	return (cpuid(1).ecx & CPUID_MONITOR) ? NULL : "CPUID.01H:ECX[3] (MONITOR/MWAIT)";
+}
+
+/*
+ * With interrupts disabled a wait may only sleep if something other than
+ * an interrupt can end it: a store to the monitored line does on real
+ * CPUs, but under QEMU TCG a store never wakes MWAIT and with one vCPU MWAIT
+ * with IF=0 sleeps forever (QEMU-NOTES.md), and ECX[0] there is a #GP.
+ */
+static bool mwait_may_sleep_with_interrupts_off(void)
+{
+	return !hypervisor_info()->tcg;
+}
+
+static uint32_t mwait_extensions_for_interrupts_off(void)
+{
+	struct cpuid_result leaf = cpuid(5);
+
+	if ((leaf.ecx & CPUID5_EXTENSIONS) && (leaf.ecx & CPUID5_INTERRUPT_BREAK))
+		return MWAIT_INTERRUPT_BREAK;
+	return 0;
+}
+
+static void arm_deadline(uint64_t deadline);
+
+static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	/* Armed, then checked, then slept on: a kick in between changes the line. */
+	monitor(&trigger->generation, 0, 0);
+	if (trigger_moved(trigger, state))
+		return;
+	if (state->irqs_were_enabled) {
+		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
+		arm_deadline(deadline);
+		sti_mwait(trigger_mwait_hint, 0);
+		cli();
+	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
+		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
+	} else {
+		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		cpu_relax();
+	}
+}
+
+/* --- hlt ----------------------------------------------------------------------- */
+
+/*
+ * Let the timer end a halt at the deadline: a one-shot no later than it,
+ * which leaves an earlier one-shot (or a periodic tick) alone.  It is not
+ * cancelled after the wait: a late interrupt is only a spurious return.
+ */
+static void arm_deadline(uint64_t deadline)
+{
+	uint64_t now = cycles();
+
+	if (deadline)
+		timer_oneshot_no_later_than(deadline > now ? cycles_to_ns(deadline - now) : 1000);
+}
+
+static void delay_inside_window(void)
+{
+	uint64_t start;
+
+	if (!trigger_halt_window_delay_cycles)
+		return;
+	start = cycles();
+	while (cycles() - start < trigger_halt_window_delay_cycles)
+		cpu_relax();
+}
+
+static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	unsigned int me = cpu_id();
+
+	/*
+	 * The torture's delay lands before the publish too: there a kick is
+	 * caught only by the re-check, which the broken variant lacks.
+	 */
+	delay_inside_window();
+	if (state->irqs_were_enabled) {
+		trigger_publish(trigger->ipi_waiters, me);
+		/*
+		 * The re-check after publishing is what closes the race with a
+		 * kick (trigger.c); trigger_set_broken_hlt() removes it so the
+		 * torture can show that it finds the lost wake-up.
+		 */
+		if (trigger_hlt_broken || !trigger_moved(trigger, state)) {
+			arm_deadline(deadline);
+			delay_inside_window();
+			sti_hlt();	/* a pending wake IPI ends the HLT at once */
+			cli();
+		}
+		trigger_unpublish(trigger->ipi_waiters, me);
+		return;
+	}
+	/*
+	 * Interrupts off (stop_machine's DISABLE_IRQ and RUN states): only an
+	 * NMI can wake a halt.  Not inside an NMI handler (NMIs are blocked
+	 * until IRET), and not for a timed wait (the LAPIC timer cannot raise
+	 * an NMI): spin there.
+	 */
+	if (in_nmi() || deadline) {
+		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		cpu_relax();
+		return;
+	}
+	trigger_publish(trigger->nmi_waiters, me);
+	if (trigger_hlt_broken) {
+		hlt();
+	} else {
+		trigger_halt_unless_moved(&trigger->generation, state->seen);
+	}
+	trigger_unpublish(trigger->nmi_waiters, me);
+}
+
+static void hlt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	halt_wait(trigger, state, deadline);
+}
+
+/* --- adaptive: spin for a budget, then halt ------------------------------------- */
+
+static void adaptive_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	uint64_t start = cycles();
+
+	while (cycles() - start < trigger_spin_budget_cycles) {
+		if (trigger_moved(trigger, state) || past(deadline))
+			return;
+		spin_step(state);
+	}
+	halt_wait(trigger, state, deadline);
+}
+
+/* --- mwaitx (AMD APM vol 3: MONITORX, MWAITX) ----------------------------------- */
+
+static const char *mwaitx_unavailable(void)
+{
+	if (cpuid(0x80000000).eax < 0x80000001 || !(cpuid(0x80000001).ecx & CPUID_MONITORX))
+		return "CPUID.80000001H:ECX[29] (MONITORX/MWAITX)";
+	return NULL;
+}
+
+static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES;
+
+	if (deadline && deadline > now && deadline - now < slice)
+		slice = deadline - now;
+	monitorx(&trigger->generation, 0, 0);
+	if (trigger_moved(trigger, state))
+		return;
+	/*
+	 * MWAITX's own timer bounds the wait, so it is safe with interrupts
+	 * off too; with them on, "sti; mwaitx" as for MWAIT.
+	 */
+	if (state->irqs_were_enabled) {
+		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+		cli();
+	} else {
+		mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+	}
+}
+
+/* --- umwait (SDM vol 2: UMONITOR, UMWAIT) --------------------------------------- */
+
+static const char *umwait_unavailable(void)
+{
+	if (cpuid(0).eax < 7 || !(cpuid_count(7, 0).ecx & CPUID_WAITPKG))
+		return "CPUID.(EAX=07H,ECX=0):ECX[5] (WAITPKG)";
+	return NULL;
+}
+
+static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	uint64_t now = cycles(), until = now + UMWAIT_SLICE_CYCLES;
+
+	if (deadline && deadline < until)
+		until = deadline;
+	umonitor(&trigger->generation);
+	if (trigger_moved(trigger, state))
+		return;
+	/*
+	 * UMWAIT ends at the TSC deadline (and at IA32_UMWAIT_CONTROL's
+	 * limit), on a store to the line, or on an interrupt; it needs no IF,
+	 * so with interrupts off the slice bounds it.
+	 */
+	if (state->irqs_were_enabled)
+		sti();
+	umwait(UMWAIT_C0_2, until);
+	cli();
+}
+
+/* --- The table -------------------------------------------------------------------- */
+
+struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
+	[TRIGGER_BACKEND_SPIN] = { TRIGGER_BACKEND_SPIN, "spin", NULL, spin_wait, { 0 } },
+	[TRIGGER_BACKEND_MWAIT] = { TRIGGER_BACKEND_MWAIT, "mwait", mwait_unavailable, mwait_wait,
+				    { 0 } },
+	[TRIGGER_BACKEND_HLT] = { TRIGGER_BACKEND_HLT, "hlt", NULL, hlt_wait, { 0 } },
+	[TRIGGER_BACKEND_ADAPTIVE] = { TRIGGER_BACKEND_ADAPTIVE, "adaptive", NULL, adaptive_wait,
+				       { 0 } },
+	[TRIGGER_BACKEND_MWAITX] = { TRIGGER_BACKEND_MWAITX, "mwaitx", mwaitx_unavailable,
+				     mwaitx_wait, { 0 } },
+	[TRIGGER_BACKEND_UMWAIT] = { TRIGGER_BACKEND_UMWAIT, "umwait", umwait_unavailable,
+				     umwait_wait, { 0 } },
+};
+
+/* --- Waking halted waiters ----------------------------------------------------------- */
+
+/*
+ * KVM's paravirtual kick (Documentation/virt/kvm/x86/hypercalls.rst in
+ * Linux: KVM_HC_KICK_CPU, offered when CPUID 0x40000001 has
+ * KVM_FEATURE_PV_UNHALT): the hypervisor wakes the halted vCPU directly,
+ * cheaper than an IPI that it would have to emulate.  Never under TCG.
+ */
+static bool pv_kick_available(void)
+{
+	static int available = -1;
+	const struct hypervisor_info *info = hypervisor_info();
+
+	if (available < 0)
+		available = info->cpuid_hypervisor_bit &&
+			    strncmp(info->signature, "KVMKVMKVM", 9) == 0 &&
+			    cpuid(0x40000000).eax >= KVM_CPUID_FEATURES &&
+			    (cpuid(KVM_CPUID_FEATURES).eax & KVM_FEATURE_PV_UNHALT);
+	return available;
+}
+
+void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
+{
+	if (cpu == cpu_id())
+		return;		/* we are running, so not halted */
+	if (pv_kick_available()) {
+		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
+
+		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id, amd);
+		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	lapic_send_ipi(cpus[cpu].apic_id, APIC_DELIVERY_FIXED | VECTOR_WAKE);
+	__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
+}
+
+/* --- Boot: measure, then choose ------------------------------------------------------ */
+
+static volatile uint64_t mwait_probe_line[TRIGGER_CACHE_LINE / 8]
+	__attribute__((aligned(TRIGGER_CACHE_LINE)));
+static bool mwait_sleeps;
+static uint64_t spin_budget_ns;
+
+bool trigger_mwait_sleeps(void)
+{
+	return mwait_sleeps;
+}
+
+uint64_t trigger_spin_budget_ns(void)
+{
+	return spin_budget_ns;
+}
+
+/*
+ * Does MWAIT really sleep here?  Arm a 2 ms one-shot timer, MONITOR a line
+ * nobody writes and MWAIT with interrupts enabled: a CPU that sleeps wakes
+ * with the timer; under QEMU TCG with more than one vCPU MWAIT returns at
+ * once (QEMU-NOTES.md).  Returns the microseconds it stayed.
+ */
+static uint64_t measure_mwait_stay_us(void)
+{
+	unsigned long ticks = this_cpu()->timer_ticks;
+	bool enabled = local_irq_save();
+	uint64_t start;
+
+	timer_oneshot(2000000);
+	start = cycles();
+	monitor(mwait_probe_line, 0, 0);
+	sti_mwait(0, 0);
+	cli();
+	start = cycles_to_ns(cycles() - start) / 1000;
+	timer_stop();
+	local_irq_restore(enabled);
+	mwait_sleeps = start >= 1000 || this_cpu()->timer_ticks != ticks;
+	return start;
+}
+
+static void nothing(void *unused)
+{
+}
+
+/*
+ * The cost of waking a halted CPU with an IPI, as a cross-CPU call to an
+ * idle AP sees it (the median of a few): the adaptive backend spins for
+ * about that long before it halts, since a shorter wait would cost more
+ * asleep than awake.
+ */
+static uint64_t measure_ipi_wake_ns(void)
+{
+	uint64_t samples[7];
+	unsigned int target = 0, count = 0;
+
+	/* Any idle AP; the watchdog's only if it is the only one (it ticks every 100 ms). */
+	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (cpu_is_online(i) && (!target || (int)target == watchdog_cpu()))
+			target = i;
+	}
+	if (!target)
+		return 0;
+	for (unsigned int round = 0; round < 7; round++) {
+		uint64_t start;
+
+		udelay(200);	/* let it go back to sleep */
+		start = cycles();
+		if (!smp_run_on(target, nothing, NULL, 1000000000ull))
+			return 0;
+		samples[count++] = cycles_to_ns(cycles() - start);
+	}
+	for (unsigned int i = 1; i < count; i++) {
+		for (unsigned int j = i; j > 0 && samples[j - 1] > samples[j]; j--) {
+			uint64_t swap = samples[j];
+
+			samples[j] = samples[j - 1];
+			samples[j - 1] = swap;
+		}
+	}
+	return samples[count / 2];
+}
+
+#define DEFAULT_SPIN_BUDGET_NS	20000ull	/* without a second CPU to measure with */
+#define MAX_SPIN_BUDGET_NS	2000000ull
+
+void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
+{
+	const char *reason = NULL, *missing;
+	enum trigger_backend_id chosen;
+	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
+	uint64_t mwait_stay_us = 0;
+	bool have_mwait = mwait_unavailable() == NULL;
+
+	trigger_nmi_init();
+	trigger_mwait_hint = mwait_hint;
+	if (have_mwait)
+		mwait_stay_us = measure_mwait_stay_us();
+	if (umwait_unavailable() == NULL) {
+		/* Bits 31:2: the longest UMWAIT in TSC cycles; bit 0 clear: C0.2 allowed. */
+		wrmsr_safe(MSR_UMWAIT_CONTROL, UMWAIT_SLICE_CYCLES & ~3u);
+	}
+
+	spin_budget_ns = budget_ns ? budget_ns : (ipi_wake_ns ? ipi_wake_ns : DEFAULT_SPIN_BUDGET_NS);
+	if (spin_budget_ns > MAX_SPIN_BUDGET_NS)
+		spin_budget_ns = MAX_SPIN_BUDGET_NS;
+	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
+
+	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
+		ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
+			  trigger_backend_name(requested), missing);
+		requested = TRIGGER_BACKEND_AUTO;
+	}
+	if (requested == TRIGGER_BACKEND_AUTO)
+		chosen = trigger_choose_auto(have_mwait, mwait_sleeps,
+					     hypervisor_info()->cpuid_hypervisor_bit, &reason);
+	else
+		chosen = requested;
+	trigger_backend_set(chosen);
+
+	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
+		  reason ? reason : "trigger= on the command line");
+	ktap_note("trigger: spin budget %llu ns (%s); IPI wake-up of a halted CPU %llu ns",
+		  (unsigned long long)spin_budget_ns,
+		  budget_ns ? "trigger_spin_ns=" : ipi_wake_ns ? "measured" : "default, one CPU",
+		  (unsigned long long)ipi_wake_ns);
+	if (have_mwait)
+		ktap_note("trigger: MWAIT %s (stayed %llu us for a 2 ms timer)",
+			  mwait_sleeps ? "sleeps" : "does not sleep here", (unsigned long long)mwait_stay_us);
+	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
+		missing = trigger_backend_unavailable(i);
+		if (missing)
+			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
+				  trigger_backend_name(i), missing);
+	}
+	if (pv_kick_available())
+		ktap_note("trigger: hlt kicks through KVM's PV_UNHALT hypercall");
+}
+
+/* --- Test hooks ---------------------------------------------------------------------- */
+
+void trigger_set_broken_hlt(bool broken)
+{
+	trigger_hlt_broken = broken;
+}
+
+void trigger_set_halt_window_delay(uint64_t nanoseconds)
+{
+	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
+}

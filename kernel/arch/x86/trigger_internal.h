@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_X86_TRIGGER_INTERNAL_H
+#define TRIGOS_X86_TRIGGER_INTERNAL_H
+/* Between the trigger core (trigger.c) and its backends (trigger_backends.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <trigger.h>
+#include <trigger_backend.h>
+
+/* One CPU's wait sequence on one trigger: between reset and finish. */
+struct trigger_wait_state {
+	trigger_t *trigger;
+	struct trigger_backend *backend;	/* bound at reset */
+	uint64_t seen;				/* the generation this waiter has seen */
+	bool irqs_were_enabled;			/* at the reset */
+	void *reset_site;
+};
+
+struct trigger_backend {
+	enum trigger_backend_id id;
+	const char *name;
+	/* NULL if it can run here, else the missing CPUID bit. */
+	const char *(*unavailable)(void);
+	/*
+	 * One wait: return when the generation moved from state->seen, or
+	 * when the wait otherwise ended (spuriously, or at @deadline_cycles
+	 * if non-zero).  Called and returns with interrupts disabled.
+	 */
+	void (*wait)(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline_cycles);
+	struct trigger_counters counters;
+};
+
+extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
+
+/* Shared knobs, set by trigger_boot_init(). */
+extern uint64_t trigger_spin_budget_cycles;
+extern uint32_t trigger_mwait_hint;
+extern bool trigger_hlt_broken;
+extern uint64_t trigger_halt_window_delay_cycles;
+
+static inline uint64_t trigger_generation(const trigger_t *trigger)
+{
+	return __atomic_load_n(&trigger->generation, __ATOMIC_ACQUIRE);
+}
+
+static inline bool trigger_moved(const trigger_t *trigger, const struct trigger_wait_state *state)
+{
+	return trigger_generation(trigger) != state->seen;
+}
+
+/* Waiter masks: publish this CPU (a locked RMW: a full barrier), unpublish it. */
+void trigger_publish(uint64_t *mask, unsigned int cpu);
+void trigger_unpublish(uint64_t *mask, unsigned int cpu);
+
+/* The NMI-woken halt (trigger_halt.S): halts unless *generation != seen. */
+void trigger_halt_unless_moved(const volatile uint64_t *generation, uint64_t seen);
+extern const char trigger_halt_window_start[], trigger_halt_window_end[];
+
+bool trigger_in_nmi(void);
+void trigger_nmi_init(void);
+
+/* The kick's wake-ups, by whatever means the waiters need. */
+void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters);
+void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters);
+
+#endif

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_TRIGGER_H
+#define TRIGOS_TRIGGER_H
+/*
+ * Triggers - wait for a condition without blocking, cheaply.
+ *
+ * The interface of Jeremy Fitzhardinge's 2008 trigger-API patch (see
+ * ../shared/seeds/), for code that cannot sleep but expects to wait a while:
+ *
+ *	DEFINE_TRIGGER(done_trigger);		// or trigger_init(&trigger)
+ *
+ *	// wait side (preemption is never an issue in trigos)
+ *	trigger_reset(&done_trigger);
+ *	while (!done)
+ *		trigger_wait(&done_trigger);
+ *	trigger_finish(&done_trigger);
+ *
+ *	// kick side, any context (interrupt and NMI handlers included)
+ *	done = true;
+ *	trigger_kick(&done_trigger);
+ *
+ * The rules, every one of them the seed's:
+ *  - the wait side checks its condition between trigger_reset() and
+ *    trigger_wait(), and between calls to trigger_wait();
+ *  - a trigger is sticky: a kick after trigger_reset() makes the next
+ *    trigger_wait() return at once;
+ *  - trigger_wait() may return without a kick (spuriously);
+ *  - trigger_wait() implicitly resets: a kick that it returned for does not
+ *    make the next trigger_wait() return;
+ *  - trigger_kick() is a write barrier, trigger_wait() a read barrier;
+ *  - trigger_reset() may disable interrupts; if they were enabled then, they
+ *    are enabled during the wait and disabled again when trigger_wait()
+ *    returns; trigger_finish() restores the interrupt state of the reset.
+ * And trigos's additions:
+ *  - trigger_wait_timeout() bounds a wait by a deadline;
+ *  - many CPUs may wait on one trigger at once; stickiness and the implicit
+ *    reset are per waiter (each waiter remembers the kick generation it has
+ *    seen), so one waiter's reset never erases a kick meant for another;
+ *  - misuse (a wait or finish without a reset, a second reset before the
+ *    finish) is reported with both call sites;
+ *  - the way of waiting (the backend: spin, mwait, hlt, adaptive, mwaitx,
+ *    umwait) is chosen at boot (trigger=) and may be switched at run time;
+ *    a wait sequence keeps the backend it started with.
+ *
+ * The generic implementation below, for architectures without
+ * ARCH_HAS_TRIGGER, is the seed's: a cpu_relax() poll.  x86 defines
+ * ARCH_HAS_TRIGGER (asm/trigger.h) with real backends.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <asm/trigger.h>
+
+#ifndef ARCH_HAS_TRIGGER
+#include <asm/instructions.h>
+
+typedef struct {
+	char unused;
+} trigger_t;
+
+#define DEFINE_TRIGGER(name) trigger_t name = { 0 }
+
+static inline void __raw_trigger_init(trigger_t *trigger)
+{
+}
+
+static inline void __raw_trigger_reset(trigger_t *trigger)
+{
+}
+
+static inline void __raw_trigger_wait(trigger_t *trigger)
+{
+	/* cpu_relax() is a compiler barrier; x86 keeps loads in order. */
+	cpu_relax();
+}
+
+static inline bool __raw_trigger_wait_timeout(trigger_t *trigger, uint64_t deadline_ns)
+{
+	cpu_relax();
+	return true;
+}
+
+static inline void __raw_trigger_kick(trigger_t *trigger)
+{
+	/* Make sure earlier writes are visible before going on. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void __raw_trigger_finish(trigger_t *trigger)
+{
+}
+#endif /* !ARCH_HAS_TRIGGER */
+
+/**
+ * trigger_init - initialize a trigger for use
+ * @t: trigger to be initialized
+ */
+static inline void trigger_init(trigger_t *t)
+{
+	__raw_trigger_init(t);
+}
+
+/**
+ * trigger_reset - reset a trigger, starting a wait sequence
+ * @t: trigger to be reset
+ *
+ * From now on a kick is remembered: the next trigger_wait() returns at
+ * once for a kick that came after this reset.  Interrupts may be disabled
+ * from here to trigger_finish() (see the file comment).  Every reset is
+ * paired with a trigger_finish().
+ */
+static inline void trigger_reset(trigger_t *t)
+{
+	__raw_trigger_reset(t);
+}
+
+/**
+ * trigger_wait - wait for a trigger to be kicked
+ * @t: trigger to be waited on, reset by this CPU
+ *
+ * Returns when the trigger has been kicked since the reset or the last
+ * return, at once if it already was; it may also return without any kick,
+ * so the caller must test its condition before waiting again.  A read
+ * barrier: what the kicker wrote before its kick is visible after the
+ * return.  On return the trigger is reset again.
+ */
+static inline void trigger_wait(trigger_t *t)
+{
+	__raw_trigger_wait(t);
+}
+
+/**
+ * trigger_wait_timeout - trigger_wait() that gives up at a deadline
+ * @t: trigger to be waited on, reset by this CPU
+ * @deadline_ns: a now_ns() value
+ *
+ * Returns false if it returned because the deadline passed, true otherwise
+ * (kicked, or a spurious return: test the condition either way).  With
+ * interrupts disabled the wait spins: no timer can end a halt then.
+ */
+static inline bool trigger_wait_timeout(trigger_t *t, uint64_t deadline_ns)
+{
+	return __raw_trigger_wait_timeout(t, deadline_ns);
+}
+
+/**
+ * trigger_kick - kick a trigger
+ * @t: trigger to kick
+ *
+ * Makes every CPU waiting on @t return from trigger_wait(), and a CPU that
+ * reset it but is not waiting yet return at once when it does.  May be
+ * called in any context, NMI handlers included.  A write barrier.
+ */
+static inline void trigger_kick(trigger_t *t)
+{
+	__raw_trigger_kick(t);
+}
+
+/**
+ * trigger_finish - end a wait sequence
+ * @t: trigger that was reset
+ *
+ * Restores the interrupt state trigger_reset() found.
+ */
+static inline void trigger_finish(trigger_t *t)
+{
+	__raw_trigger_finish(t);
+}
+
+#endif /* TRIGOS_TRIGGER_H */
