@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Lost-wakeup torture for every backend.
+ *
+ * Each round picks a waiter CPU and a kicker CPU at random.  The waiter
+ * resets a trigger and waits until the round's flag is set; the kicker waits
+ * a random time (so that its kick lands before, during or after the waiter's
+ * halt window, which is widened on purpose by an injected delay), sets the
+ * flag and kicks once.  Then the kicker watches: if the waiter has not
+ * finished within a deadline, a wake-up was lost; it is counted and the
+ * waiter is rescued with more kicks.  Waiters never run on the watchdog's
+ * CPU: its periodic tick would end a lost-wakeup halt and hide the bug.
+ *
+ * The same torture with the hlt backend deliberately broken (the re-check
+ * after publishing removed, trigger_set_broken_hlt) must find lost wake-ups:
+ * that shows the torture can fail.
+ */
+#include <irq.h>
+#include <options.h>
+#include <smp.h>
+#include <test.h>
+#include <time.h>
+#include <trigger.h>
+#include <trigger_backend.h>
+#include <watchdog.h>
+
+#define LOST_DEADLINE_NS	(200ull * 1000 * 1000)
+#define RESCUE_DEADLINE_NS	(2ull * 1000 * 1000 * 1000)
+#define WINDOW_DELAY_NS		20000ull
+
+struct torture_round {
+	trigger_t trigger;
+	volatile unsigned long flag;
+	volatile bool waiter_done;
+	bool interrupts_off;		/* the waiter waits with interrupts disabled */
+	unsigned int kick_delay_ns;
+	unsigned long lost;		/* rounds whose wake-up was lost */
+	unsigned long unrescued;	/* ... and whose waiter could not be freed */
+};
+
+static struct torture_round round_state;
+
+static void torture_waiter(void *argument)
+{
+	unsigned long target = (unsigned long)argument;
+	bool was_enabled = local_irq_save();
+
+	if (!round_state.interrupts_off)
+		local_irq_enable();
+	trigger_reset(&round_state.trigger);
+	while (__atomic_load_n(&round_state.flag, __ATOMIC_RELAXED) != target)
+		trigger_wait(&round_state.trigger);
+	trigger_finish(&round_state.trigger);
+	local_irq_restore(was_enabled);
+	__atomic_store_n(&round_state.waiter_done, true, __ATOMIC_RELEASE);
+}
+
+static bool wait_for_waiter(uint64_t timeout_ns)
+{
+	uint64_t start = now_ns();
+
+	while (!__atomic_load_n(&round_state.waiter_done, __ATOMIC_ACQUIRE)) {
+		if (now_ns() - start > timeout_ns)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void torture_kicker(void *argument)
+{
+	unsigned long target = (unsigned long)argument;
+	uint64_t start;
+
+	ndelay(round_state.kick_delay_ns);
+	__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
+	trigger_kick(&round_state.trigger);	/* exactly one kick */
+	if (wait_for_waiter(LOST_DEADLINE_NS))
+		return;
+	round_state.lost++;
+	start = now_ns();
+	while (!__atomic_load_n(&round_state.waiter_done, __ATOMIC_ACQUIRE) &&
+	       now_ns() - start < RESCUE_DEADLINE_NS) {
+		trigger_kick(&round_state.trigger);
+		udelay(100);
+	}
+	if (!__atomic_load_n(&round_state.waiter_done, __ATOMIC_ACQUIRE))
+		round_state.unrescued++;
+}
+
+/* Pick a CPU at random among the online ones that @allowed accepts. */
+static int random_cpu(bool (*allowed)(unsigned int cpu, unsigned int other), unsigned int other)
+{
+	unsigned int candidates[MAX_CPUS], count = 0;
+
+	for (unsigned int i = 0; i < cpus_present(); i++) {
+		if (cpu_is_online(i) && allowed(i, other))
+			candidates[count++] = i;
+	}
+	return count ? (int)candidates[test_random() % count] : -1;
+}
+
+static bool may_wait(unsigned int cpu, unsigned int unused)
+{
+	return (int)cpu != watchdog_cpu();
+}
+
+static bool may_kick(unsigned int cpu, unsigned int waiter)
+{
+	return cpu != waiter;
+}
+
+static bool run_role(unsigned int cpu, void (*role)(void *), void *argument)
+{
+	if (cpu == cpu_id())
+		return true;	/* the caller plays this role itself, below */
+	return smp_run_on_async(cpu, role, argument);
+}
+
+struct torture_totals {
+	unsigned long rounds, lost, unrescued, stuck_roles;
+};
+
+static void torture_backend(enum trigger_backend_id backend, unsigned long rounds,
+			    uint64_t budget_ns, struct torture_totals *totals)
+{
+	uint64_t start = now_ns();
+
+	ASSERT_TRUE(trigger_backend_set(backend));
+	for (unsigned long round = 1; round <= rounds && now_ns() - start < budget_ns; round++) {
+		int waiter = random_cpu(may_wait, 0), kicker;
+		unsigned long target = round_state.flag + 1;
+
+		ASSERT_GE(waiter, 0);
+		kicker = random_cpu(may_kick, (unsigned int)waiter);
+		ASSERT_GE(kicker, 0);
+		round_state.waiter_done = false;
+		round_state.interrupts_off = test_random() % 2;
+		/* 0-60 us: before, inside and after the 20 us window */
+		round_state.kick_delay_ns = (unsigned int)(test_random() % 60000);
+		ASSERT_TRUE(run_role((unsigned int)waiter, torture_waiter, (void *)target));
+		ASSERT_TRUE(run_role((unsigned int)kicker, torture_kicker, (void *)target));
+		if ((unsigned int)waiter == cpu_id())
+			torture_waiter((void *)target);
+		else if ((unsigned int)kicker == cpu_id())
+			torture_kicker((void *)target);
+		for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+			if (cpu != cpu_id() && (cpu == (unsigned int)waiter || cpu == (unsigned int)kicker) &&
+			    !smp_wait_for(cpu, RESCUE_DEADLINE_NS * 2))
+				totals->stuck_roles++;
+		}
+		if (totals->stuck_roles)
+			break;	/* a CPU is wedged: stop before it poisons later rounds */
+		totals->rounds++;
+	}
+	totals->lost += round_state.lost;
+	totals->unrescued += round_state.unrescued;
+	round_state.lost = 0;
+	round_state.unrescued = 0;
+}
+
+static enum trigger_backend_id boot_backend;
+
+static int torture_init(void)
+{
+	boot_backend = trigger_backend_current();
+	trigger_init(&round_state.trigger);
+	round_state.flag = 0;
+	if (cpus_online() < 2)
+		return 0;
+	trigger_set_halt_window_delay(WINDOW_DELAY_NS);
+	return 0;
+}
+
+static void torture_exit(void)
+{
+	trigger_set_halt_window_delay(0);
+	trigger_set_broken_hlt(false);
+	trigger_backend_set(boot_backend);
+}
+
+static void every_wait_ends_for_every_backend(void)
+{
+	unsigned long rounds = kernel_options.torture_long ? 5000 : 150;
+	uint64_t budget = (kernel_options.torture_long ? 60ull : 3ull) * 1000000000ull;
+
+	if (cpus_online() < 2)
+		test_skip("one CPU: no kicker besides the waiter");
+	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
+		struct torture_totals totals = { 0 };
+
+		if (trigger_backend_unavailable(backend))
+			continue;
+		torture_backend(backend, rounds, budget, &totals);
+		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs",
+			  trigger_backend_name(backend), totals.rounds, totals.lost,
+			  totals.unrescued, totals.stuck_roles);
+		EXPECT_EQ(totals.lost, 0u);
+		EXPECT_EQ(totals.unrescued, 0u);
+		EXPECT_EQ(totals.stuck_roles, 0u);
+		EXPECT_GT(totals.rounds, 0u);
+	}
+}
+
+static void the_torture_catches_a_broken_hlt(void)
+{
+	struct torture_totals totals = { 0 };
+
+	if (cpus_online() < 2)
+		test_skip("one CPU: no kicker besides the waiter");
+	trigger_set_broken_hlt(true);
+	torture_backend(TRIGGER_BACKEND_HLT, kernel_options.torture_long ? 2000 : 300,
+			6ull * 1000000000ull, &totals);
+	trigger_set_broken_hlt(false);
+	test_diag("broken hlt: %lu rounds, %lu lost wake-ups (%lu unrescued)", totals.rounds,
+		  totals.lost, totals.unrescued);
+	EXPECT_GT(totals.lost, 0u);
+	EXPECT_EQ(totals.stuck_roles, 0u);
+}
+
+static const struct test_case torture_cases[] = {
+	TEST_CASE(every_wait_ends_for_every_backend),
+	TEST_CASE(the_torture_catches_a_broken_hlt),
+};
+TEST_SUITE(trigger_torture, torture_cases, torture_init, torture_exit);
