@@ -10,6 +10,8 @@
 #include <smp.h>
 #include <time.h>
 #include <timer.h>
+#include <trigger.h>
+#include <trigger_backend.h>
 #include <asm/apic.h>
 
 struct smp_summary smp_summary;
@@ -130,6 +132,7 @@ bool smp_add_cpu(uint32_t apic_id)
 #define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
 
 static bool boot_window_closed;
+static DEFINE_TRIGGER(aps_online_trigger);
 
 void smp_boot_aps(void)
 {
@@ -142,23 +145,27 @@ void smp_boot_aps(void)
 	}
 	for (unsigned int i = 1; i < smp_summary.present; i++)
 		arch_smp_prepare_cpu(&cpus[i]);
+	trigger_backend_set(TRIGGER_BACKEND_HLT);
 	smp_summary.first_init_cycles = cycles();
 	arch_smp_start_aps();
 	ipis_sent = cycles();
 
 	/*
 	 * No AP prints while starting: printing would serialise them.  The
-	 * BSP sleeps between checks (each AP wakes it when it comes online)
-	 * instead of spinning: under emulation a spinning BSP takes a host CPU
-	 * away from the APs it is waiting for.
+	 * BSP waits on a trigger that every AP kicks as it comes online, with
+	 * the hlt backend (the trigger backends are measured and chosen only
+	 * once the APs are up): under emulation a spinning BSP would take a
+	 * host CPU away from the very APs it is waiting for.
 	 */
 	start = cycles();
+	trigger_reset(&aps_online_trigger);
 	do {
 		now = cycles();
 		if (cpus_online() == smp_summary.present)
 			break;
-		cpu_sleep_at_most_ns(100000);
+		trigger_wait_timeout(&aps_online_trigger, now_ns() + 100000);
 	} while (cycles_to_ns(now - start) < AP_BOOT_DEADLINE_NS);
+	trigger_finish(&aps_online_trigger);
 	__atomic_store_n(&boot_window_closed, true, __ATOMIC_SEQ_CST);
 
 	for (unsigned int i = 1; i < smp_summary.present; i++) {
@@ -199,7 +206,7 @@ void ap_online(struct cpu *cpu)
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
-	arch_wake_cpu(&cpus[0]);	/* the BSP may be asleep waiting for us */
+	trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
 	cpu_idle_loop();
 }
 
