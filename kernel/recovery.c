@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* Fault recovery contexts: the per-CPU nesting around the arch save/resume. */
 #include <cpu.h>
+#include <irq.h>
 #include <recovery.h>
+#include <trigger_backend.h>
 
 long recovery_call(struct recovery_context *context, void (*function)(void *), void *argument)
 {
 	struct cpu *cpu = this_cpu();
+	unsigned int irq_depth = local_irq_depth();
+	unsigned int trigger_depth = trigger_sequence_depth();
 	long outcome;
 
 	context->outer = cpu->recovery;
@@ -16,6 +20,15 @@ long recovery_call(struct recovery_context *context, void (*function)(void *), v
 	 * resumer has made @context the innermost again: pop it.
 	 */
 	cpu->recovery = context->outer;
+	if (outcome != RECOVERY_RETURNED) {
+		/*
+		 * The abandoned frames cannot undo what they began: interrupt
+		 * saves and trigger wait sequences go back to where they were
+		 * (the flags themselves were restored by the resume).
+		 */
+		irq_nesting[cpu->id].depth = irq_depth;
+		trigger_abandon_sequences(trigger_depth);
+	}
 	return outcome;
 }
 

@@ -32,6 +32,7 @@ struct torture_round {
 	trigger_t trigger;
 	volatile unsigned long flag;
 	volatile bool waiter_done;
+	volatile unsigned int ready;	/* both roles arrive before either goes on */
 	bool interrupts_off;		/* the waiter waits with interrupts disabled */
 	unsigned int kick_delay_ns;
 	unsigned long lost;		/* rounds whose wake-up was lost */
@@ -40,11 +41,26 @@ struct torture_round {
 
 static struct torture_round round_state;
 
+/*
+ * Both roles start together, so that the kicker's random delay, not the
+ * time it took to wake the kicker's CPU, decides where the kick lands.
+ */
+static void start_together(void)
+{
+	uint64_t start = now_ns();
+
+	__atomic_fetch_add(&round_state.ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&round_state.ready, __ATOMIC_ACQUIRE) < 2 &&
+	       now_ns() - start < RESCUE_DEADLINE_NS)
+		cpu_relax();
+}
+
 static void torture_waiter(void *argument)
 {
 	unsigned long target = (unsigned long)argument;
 	bool was_enabled = local_irq_save();
 
+	start_together();
 	if (!round_state.interrupts_off)
 		local_irq_enable();
 	trigger_reset(&round_state.trigger);
@@ -72,6 +88,7 @@ static void torture_kicker(void *argument)
 	unsigned long target = (unsigned long)argument;
 	uint64_t start;
 
+	start_together();
 	ndelay(round_state.kick_delay_ns);
 	__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
 	trigger_kick(&round_state.trigger);	/* exactly one kick */
@@ -135,6 +152,7 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		kicker = random_cpu(may_kick, (unsigned int)waiter);
 		ASSERT_GE(kicker, 0);
 		round_state.waiter_done = false;
+		round_state.ready = 0;
 		round_state.interrupts_off = test_random() % 2;
 		/* 0-60 us: before, inside and after the 20 us window */
 		round_state.kick_delay_ns = (unsigned int)(test_random() % 60000);

@@ -88,6 +88,12 @@ uint64_t trigger_spin_budget_ns(void);
 /** trigger_mwait_sleeps - whether the boot measurement saw MWAIT really sleep */
 bool trigger_mwait_sleeps(void);
 
+/** trigger_sequence_depth - how many wait sequences this CPU has open */
+unsigned int trigger_sequence_depth(void);
+
+/** trigger_abandon_sequences - forget this CPU's sequences above @depth (fault recovery) */
+void trigger_abandon_sequences(unsigned int depth);
+
 /* --- Test hooks ------------------------------------------------------------ */
 
 /** trigger_set_misuse_hook - catch misuse reports instead of panicking (NULL: panic) */

@@ -196,6 +196,23 @@ void x86_trigger_finish(trigger_t *trigger, void *site)
 	local_irq_restore(enabled);
 }
 
+unsigned int trigger_sequence_depth(void)
+{
+	return trigger_cpus[cpu_id()].depth;
+}
+
+void trigger_abandon_sequences(unsigned int depth)
+{
+	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
+
+	for (unsigned int i = depth; i < cpu->depth; i++) {
+		trigger_unpublish(cpu->stack[i].trigger->ipi_waiters, cpu_id());
+		trigger_unpublish(cpu->stack[i].trigger->nmi_waiters, cpu_id());
+	}
+	if (depth < cpu->depth)
+		cpu->depth = depth;
+}
+
 /* --- Kicks ------------------------------------------------------------------- */
 
 void trigger_publish(uint64_t *mask, unsigned int cpu)
