@@ -4,6 +4,7 @@
 #include <ktap.h>
 #include <options.h>
 #include <cpu.h>
+#include <spinlock.h>
 #include <trigger_backend.h>
 #include <watchdog.h>
 #include <asm/entropy.h>
@@ -128,6 +129,17 @@ static bool apply_mwait_hint(const struct cmdline_word *word, const char **error
 	return apply_number(word, error, 0, 0xff, &kernel_options.mwait_hint);
 }
 
+static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "spin"))
+		spinlock_set_mcs_wait_mode(MCS_WAIT_SPIN);
+	else if (cmdline_value_is(word, "trigger"))
+		spinlock_set_mcs_wait_mode(MCS_WAIT_TRIGGER);
+	else
+		return false;
+	return true;
+}
+
 static bool apply_torture(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "quick"))
@@ -173,6 +185,7 @@ static const struct option known_options[] = {
 	{ "trigger", "auto, spin, mwait, hlt, adaptive, mwaitx or umwait", apply_trigger },
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
+	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 };
 

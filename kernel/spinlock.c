@@ -9,6 +9,7 @@
 #include <ktap.h>
 #include <panic.h>
 #include <spinlock.h>
+#include <trigger.h>
 #include <symbols.h>
 #include <time.h>
 #include <lib/format.h>
@@ -155,13 +156,21 @@ static void spin_wait_init(struct spin_wait *wait, const spinlock_t *lock, uint6
  * every SPINS_PER_CLOCK_CHECK spins; past the deadline the holder is
  * reported once and the wait goes on.
  */
+static void spin_wait_check_clock(struct spin_wait *wait);
+
 static void spin_wait_once(struct spin_wait *wait)
 {
-	uint64_t now;
-
 	__raw_spin_relax();
 	if (wait->spins++ % SPINS_PER_CLOCK_CHECK != 0)
 		return;
+	spin_wait_check_clock(wait);
+}
+
+/* Start the clock on the first call, report a too-long wait once after. */
+static void spin_wait_check_clock(struct spin_wait *wait)
+{
+	uint64_t now;
+
 	now = cycles();
 	if (wait->spins == 1) {
 		wait->start = now;
@@ -297,16 +306,68 @@ unsigned int spinlock_mcs_nodes_in_use(unsigned int cpu)
  * one place it is woken: the trigger issue makes the wait sleep on the
  * node's own trigger and the kick kick it.
  */
+/*
+ * With mcs_wait=trigger (the default) each node waits on a trigger of its
+ * own and its predecessor kicks exactly that one - the idea Linux later
+ * kept as pv_wait()/pv_kick() in its paravirt queued spinlock: a waiter deep
+ * in the queue can sleep (hlt, mwait) instead of spinning, and the kick
+ * wakes only the next CPU.  The triggers are static, one per node, so a
+ * kick never touches memory that its waiter might already have given back.
+ */
+static trigger_t mcs_node_triggers[MAX_CPUS][SPINLOCK_MCS_NODES_PER_CPU];
+
+#define MCS_TRIGGER_CHECK_NS (10ull * 1000 * 1000)	/* how often a sleeper checks the clock */
+static enum mcs_wait_mode mcs_wait_mode = MCS_WAIT_TRIGGER;
+
+void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode)
+{
+	__atomic_store_n(&mcs_wait_mode, mode, __ATOMIC_RELEASE);
+}
+
+enum mcs_wait_mode spinlock_mcs_wait_mode(void)
+{
+	return __atomic_load_n(&mcs_wait_mode, __ATOMIC_ACQUIRE);
+}
+
+static trigger_t *mcs_node_trigger(const struct mcs_node *node)
+{
+	size_t cpu = ((uintptr_t)node - (uintptr_t)mcs_nodes) / sizeof(struct mcs_cpu_nodes);
+	size_t slot = (size_t)(node - &mcs_nodes[cpu].node[0]);
+
+	return &mcs_node_triggers[cpu][slot];
+}
+
 static void mcs_node_wait(struct mcs_node *node, struct spin_wait *wait)
 {
-	while (__atomic_load_n(&node->waiting, __ATOMIC_ACQUIRE))
-		spin_wait_once(wait);
+	trigger_t *trigger;
+
+	if (spinlock_mcs_wait_mode() == MCS_WAIT_SPIN) {
+		while (__atomic_load_n(&node->waiting, __ATOMIC_ACQUIRE))
+			spin_wait_once(wait);
+		return;
+	}
+	trigger = mcs_node_trigger(node);
+	wait->spins = 1;
+	spin_wait_check_clock(wait);	/* starts the too-long clock */
+	trigger_reset(trigger);
+	while (__atomic_load_n(&node->waiting, __ATOMIC_ACQUIRE)) {
+		/*
+		 * Timed, so that a sleeping waiter still wakes to report a
+		 * lock held past the deadline (a deadlock is a message).
+		 */
+		trigger_wait_timeout(trigger, now_ns() + MCS_TRIGGER_CHECK_NS);
+		wait->spins++;
+		spin_wait_check_clock(wait);
+	}
+	trigger_finish(trigger);
 }
 
 static void mcs_node_kick(struct mcs_node *node)
 {
 	/* Release: the critical section's stores are visible to the new holder. */
 	__atomic_store_n(&node->waiting, 0, __ATOMIC_RELEASE);
+	/* Always kick: the waiter may have read mcs_wait_mode before a switch. */
+	trigger_kick(mcs_node_trigger(node));
 }
 
 static bool mcs_acquire(spinlock_t *lock, struct spin_wait *wait)

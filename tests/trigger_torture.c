@@ -164,7 +164,7 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 			torture_kicker((void *)target);
 		for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 			if (cpu != cpu_id() && (cpu == (unsigned int)waiter || cpu == (unsigned int)kicker) &&
-			    !smp_wait_for(cpu, RESCUE_DEADLINE_NS * 2))
+			    !smp_wait_for(cpu, RESCUE_DEADLINE_NS * 5))
 				totals->stuck_roles++;
 		}
 		if (totals->stuck_roles)

@@ -240,4 +240,17 @@ uint64_t spinlock_set_deadline_ns(uint64_t nanoseconds);
 /** spinlock_mcs_nodes_in_use - MCS queue nodes @cpu holds now (for tests) */
 unsigned int spinlock_mcs_nodes_in_use(unsigned int cpu);
 
+/*
+ * How an MCS waiter waits: spinning on its node (the classic MCS lock), or
+ * on its node's own trigger, kicked by its predecessor (mcs_wait=; default
+ * trigger).  Switchable at run time for the torture and benchmarks.
+ */
+enum mcs_wait_mode {
+	MCS_WAIT_SPIN,
+	MCS_WAIT_TRIGGER,
+};
+
+void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode);
+enum mcs_wait_mode spinlock_mcs_wait_mode(void);
+
 #endif /* TRIGOS_SPINLOCK_H */
