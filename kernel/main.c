@@ -7,6 +7,7 @@
 #include <boot.h>
 #include <cpu.h>
 #include <hypervisor.h>
+#include <ipi.h>
 #include <irq.h>
 #include <ktap.h>
 #include <machine.h>
@@ -14,6 +15,7 @@
 #include <options.h>
 #include <serial.h>
 #include <smp.h>
+#include <smp_call.h>
 #include <test_runner.h>
 #include <time.h>
 #include <trigger_backend.h>
@@ -44,6 +46,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
 	interrupt_controller_init();			/* local APIC, its timer */
 	smp_arch_init();				/* the wake IPI */
+	ipi_init();					/* the IPI vector registry */
+	smp_call_init();				/* cross-CPU call queues */
 	local_irq_enable();				/* the BSP takes interrupts */
 	smp_discover();					/* MADT (or MP table): which CPUs */
 	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */

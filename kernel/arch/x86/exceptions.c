@@ -240,9 +240,13 @@ bool nmi_register(nmi_handler_t handler)
 
 void nmi_unregister(nmi_handler_t handler)
 {
-	for (int slot = 0; slot < NMI_HANDLERS_MAX; slot++)
-		__atomic_compare_exchange_n(&nmi_handlers[slot], &handler, NULL, false,
+	for (int slot = 0; slot < NMI_HANDLERS_MAX; slot++) {
+		/* A fresh expected value per slot: a failed exchange overwrites it. */
+		nmi_handler_t expected = handler;
+
+		__atomic_compare_exchange_n(&nmi_handlers[slot], &expected, NULL, false,
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
 }
 
 static unsigned int nmi_depth[MAX_CPUS];

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_TESTS_CPU_TEST_H
+#define TRIGOS_TESTS_CPU_TEST_H
+/*
+ * Helpers for the suites that drive several CPUs at once (ipi, call_function,
+ * stop_machine, scftorture and their benchmarks).
+ *
+ * Code that runs on a helper CPU (through smp_run_on or an IPI) must not
+ * ASSERT: there is no recovery context there to end the case.  It counts
+ * what went wrong in shared variables, and the case checks them afterwards.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cpu.h>
+#include <irq.h>
+#include <smp.h>
+#include <test.h>
+#include <time.h>
+#include <asm/instructions.h>
+
+#define CPU_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)
+
+static inline bool cpu_test_online(unsigned int cpu)
+{
+	return cpu < cpus_present() && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);
+}
+
+/** cpu_test_wait_at_least - wait until *@counter >= @value; false after @timeout_ns */
+static inline bool cpu_test_wait_at_least(const uint64_t *counter, uint64_t value,
+					  uint64_t timeout_ns)
+{
+	uint64_t start = cycles(), limit = ns_to_cycles(timeout_ns);
+
+	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < value) {
+		if (cycles() - start > limit)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/** cpu_test_spin_ns - busy-wait about @nanoseconds, interrupts as they are */
+static inline void cpu_test_spin_ns(uint64_t nanoseconds)
+{
+	uint64_t start = cycles(), limit = ns_to_cycles(nanoseconds);
+
+	while (cycles() - start < limit)
+		cpu_relax();
+}
+
+/**
+ * cpu_test_run_everywhere - run @function(@argument) on every online CPU at
+ * once, the caller included (last, inline); false if some helper CPU could
+ * not be started or did not finish within @timeout_ns
+ */
+static inline bool cpu_test_run_everywhere(void (*function)(void *), void *argument,
+					   uint64_t timeout_ns)
+{
+	bool started[MAX_CPUS] = { false };
+	bool all = true;
+	unsigned int me = cpu_id();
+
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		if (cpu == me || !cpu_test_online(cpu))
+			continue;
+		started[cpu] = smp_run_on_async(cpu, function, argument);
+		all &= started[cpu];
+	}
+	function(argument);
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		if (started[cpu] && !smp_wait_for(cpu, timeout_ns)) {
+			test_diag("cpu %u did not finish its part in time", cpu);
+			all = false;
+		}
+	}
+	return all;
+}
+
+/**
+ * struct cpu_test_barrier - all @expected CPUs wait until each has arrived
+ *
+ * For one use: zero it (and set @expected) before the CPUs start.
+ */
+struct cpu_test_barrier {
+	unsigned int expected;
+	unsigned int arrived;
+};
+
+/** cpu_test_barrier_wait - false if the others did not all arrive within @timeout_ns */
+static inline bool cpu_test_barrier_wait(struct cpu_test_barrier *barrier, uint64_t timeout_ns)
+{
+	uint64_t start = cycles(), limit = ns_to_cycles(timeout_ns);
+
+	__atomic_fetch_add(&barrier->arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&barrier->arrived, __ATOMIC_ACQUIRE) < barrier->expected) {
+		if (cycles() - start > limit)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/** cpu_test_random_cpu - an online CPU picked with @random (a test_random() value) */
+static inline unsigned int cpu_test_random_cpu(uint64_t random)
+{
+	return (unsigned int)(random % cpus_present());
+}
+
+/**
+ * struct cpu_test_park - a CPU parked with interrupts disabled
+ * @limit_ns:	how long it stays at most (0: CPU_TEST_TIMEOUT_NS)
+ * @parked:	set by the parked CPU once its interrupts are off
+ * @release:	set by the test to let it go
+ */
+struct cpu_test_park {
+	uint64_t limit_ns;
+	bool parked;
+	bool release;
+};
+
+/** cpu_test_park - for smp_run_on_async: spin with interrupts off until released */
+static inline void cpu_test_park(void *argument)
+{
+	struct cpu_test_park *park = argument;
+	bool enabled = local_irq_save();
+	uint64_t start = cycles();
+	uint64_t limit = ns_to_cycles(park->limit_ns ? park->limit_ns : CPU_TEST_TIMEOUT_NS);
+
+	__atomic_store_n(&park->parked, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&park->release, __ATOMIC_ACQUIRE) && cycles() - start < limit)
+		cpu_relax();
+	local_irq_restore(enabled);
+}
+
+/** cpu_test_park_on - park @cpu; false if it could not be given the work */
+static inline bool cpu_test_park_on(unsigned int cpu, struct cpu_test_park *park)
+{
+	park->parked = park->release = false;
+	if (!smp_run_on_async(cpu, cpu_test_park, park))
+		return false;
+	while (!__atomic_load_n(&park->parked, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return true;
+}
+
+/** cpu_test_unpark - release @cpu and wait until it is back in its idle loop */
+static inline bool cpu_test_unpark(unsigned int cpu, struct cpu_test_park *park)
+{
+	__atomic_store_n(&park->release, true, __ATOMIC_RELEASE);
+	return smp_wait_for(cpu, CPU_TEST_TIMEOUT_NS);
+}
+
+#endif /* TRIGOS_TESTS_CPU_TEST_H */
