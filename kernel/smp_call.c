@@ -18,6 +18,7 @@
 #include <memory.h>
 #include <smp.h>
 #include <smp_call.h>
+#include <trigger.h>
 #include <symbols.h>
 #include <time.h>
 
@@ -101,13 +102,25 @@ const char *smp_call_status_name(int status)
 
 /* --- The target's side ----------------------------------------------------- */
 
+/*
+ * Each CPU waits for its calls on a trigger of its own.  The seed's
+ * conversion kicks a trigger inside the call data after clearing the flag,
+ * when the waiter may already have returned and reused that data; here the
+ * target reads which CPU owns the call first, clears the flag, and kicks
+ * the owner's per-CPU trigger, which outlives every call.
+ */
+static trigger_t call_wait_triggers[MAX_CPUS];
+
 static void csd_complete(struct call_single_data *csd)
 {
+	trigger_t *owner_trigger = &call_wait_triggers[csd->source];
+
 	/*
 	 * Release: fn's stores are visible to a waiter that sees the flag
 	 * clear.  The last access to @csd: its owner may reuse it at once.
 	 */
 	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
+	trigger_kick(owner_trigger);
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -193,6 +206,7 @@ void smp_call_poll(void)
 struct call_watch {
 	uint64_t deadline_cycles;
 	bool reported;
+	bool irqs_were_enabled;		/* before trigger_reset() disabled them */
 };
 
 static struct call_watch call_watch_start(void)
@@ -200,6 +214,7 @@ static struct call_watch call_watch_start(void)
 	return (struct call_watch){
 		.deadline_cycles = ns_to_cycles(__atomic_load_n(&stuck_deadline_ns,
 								__ATOMIC_RELAXED)),
+		.irqs_were_enabled = irqs_enabled(),
 	};
 }
 
@@ -225,7 +240,7 @@ static void call_watch(struct call_watch *watch, struct call_single_data *csd)
 	 * full) cannot take the IPIs of CPUs that may be waiting for it in
 	 * turn: it runs their calls itself.
 	 */
-	if (!irqs_enabled())
+	if (!watch->irqs_were_enabled)
 		call_queue_run(true);
 	if (watch->reported)
 		return;
@@ -241,18 +256,26 @@ static void call_watch(struct call_watch *watch, struct call_single_data *csd)
  * (the trigger API turns this loop into trigger_reset/trigger_wait/
  * trigger_finish, as the seed patch does with its csd_flag_wait()).
  */
+#define CALL_WAIT_SLICE_NS (100ull * 1000 * 1000)	/* wake to watch for a stuck call */
+
 static void csd_flag_wait(struct call_single_data *csd)
 {
 	struct call_watch watch = call_watch_start();
+	trigger_t *trigger = &call_wait_triggers[cpu_id()];
 
-	/* Wait for response */
-	do {
-		/* Acquire: pairs with csd_complete(), so fn's stores are seen. */
-		if (!(__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_PENDING))
-			break;
+	/*
+	 * The seed's conversion: reset, wait while the flag is set, finish.
+	 * The wait is timed so that a sleeping caller still reports a stuck
+	 * call; with interrupts off a timed wait spins, and that caller runs
+	 * its own queue between looks (call_watch).
+	 */
+	trigger_reset(trigger);
+	/* Acquire: pairs with csd_complete(), so fn's stores are seen. */
+	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_PENDING) {
 		call_watch(&watch, csd);
-		cpu_relax();
-	} while (1);
+		trigger_wait_timeout(trigger, now_ns() + CALL_WAIT_SLICE_NS);
+	}
+	trigger_finish(trigger);
 }
 
 /* --- The caller's side ------------------------------------------------------ */

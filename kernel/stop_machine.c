@@ -10,6 +10,7 @@
 #include <smp_call.h>
 #include <spinlock.h>
 #include <stop_machine.h>
+#include <trigger.h>
 #include <time.h>
 #include <lib/format.h>
 
@@ -42,18 +43,29 @@ struct stop_machine_data {
 	int state;			/* enum stop_machine_state */
 	int result;			/* OR of fn's return values */
 	bool reported;			/* a stuck report is out */
+	unsigned int caller;		/* the CPU that called stop_machine() */
 	uint8_t acked[MAX_CPUS];	/* the last state each CPU acknowledged */
 };
+
+#define STOP_WATCH_SLICE_NS (100ull * 1000 * 1000)	/* how often the caller looks */
 
 static DEFINE_SPINLOCK(stop_machine_lock);
 static uint64_t stuck_deadline_ns = STOP_MACHINE_STUCK_DEADLINE_NS;
 static struct stop_machine_stats stats;
+
+/*
+ * All CPUs wait for a state change on one trigger, as in the seed (one
+ * stop_machine runs at a time).  It is static, not in @smd: the kick after
+ * the last state change may come after the caller has returned.
+ */
+static DEFINE_TRIGGER(stop_machine_trigger);
 
 static void set_state(struct stop_machine_data *smd, int new_state)
 {
 	/* Reset the ack first: CPUs may ack the new state as soon as they see it. */
 	__atomic_store_n(&smd->ack, (int)smd->threads, __ATOMIC_RELAXED);
 	__atomic_store_n(&smd->state, new_state, __ATOMIC_RELEASE);
+	trigger_kick(&stop_machine_trigger);
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -124,13 +136,26 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		.deadline_cycles = ns_to_cycles(__atomic_load_n(&stuck_deadline_ns,
 								__ATOMIC_RELAXED)),
 	};
+	bool watcher = cpu_id() == smd->caller;
 	int now;
 
-	/* Chill out and ensure we re-read the state (acquire: the last acker's stores). */
+	/*
+	 * The seed's conversion: reset, wait while the state is unchanged,
+	 * finish.  Every CPU may sleep here, interrupts off or not (the hlt
+	 * backend halts for an NMI then); only the caller wakes on its own,
+	 * timed, to report a CPU that never acks - with interrupts off its
+	 * timed wait spins, so one CPU in the machine stays awake for that.
+	 */
+	trigger_reset(&stop_machine_trigger);
+	/* Re-read the state each time (acquire: the last acker's stores). */
 	while ((now = __atomic_load_n(&smd->state, __ATOMIC_ACQUIRE)) == state) {
 		stop_machine_watch(smd, state, &watch);
-		cpu_relax();
+		if (watcher)
+			trigger_wait_timeout(&stop_machine_trigger, now_ns() + STOP_WATCH_SLICE_NS);
+		else
+			trigger_wait(&stop_machine_trigger);
 	}
+	trigger_finish(&stop_machine_trigger);
 	return now;
 }
 
@@ -203,6 +228,7 @@ int stop_machine(stop_machine_fn_t fn, void *data, const struct cpumask *run_on)
 			      "while other CPUs may be waiting for this one");
 	stop_machine_lock_acquire();
 	me = cpu_id();
+	smd.caller = me;
 	cpumask_set_online(&online);
 	if (run_on && !cpumask_subset(run_on, &online)) {
 		spin_unlock(&stop_machine_lock);

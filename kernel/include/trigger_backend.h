@@ -109,4 +109,11 @@ void trigger_set_broken_hlt(bool broken);
 /** trigger_set_halt_window_delay - test only: widen the window before the halt */
 void trigger_set_halt_window_delay(uint64_t nanoseconds);
 
+/**
+ * trigger_set_halt_window_hook - test only: call @hook inside the halt
+ * window of the hlt and adaptive backends, after the waiter's last look at
+ * the trigger and before it publishes itself (NULL: none)
+ */
+void trigger_set_halt_window_hook(void (*hook)(void));
+
 #endif

@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 
+#include <lib/bytes.h>
 #include <lib/format.h>
 #include <lib/string.h>
 
@@ -91,36 +92,7 @@
 #define AML_PARENT_PREFIX	'^'
 #define AML_ONES_OP		0xff
 
-static uint16_t read16(const uint8_t *bytes)
-{
-	return (uint16_t)(bytes[0] | bytes[1] << 8);
-}
-
-static uint32_t read32(const uint8_t *bytes)
-{
-	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-	       (uint32_t)bytes[3] << 24;
-}
-
-static uint64_t read64(const uint8_t *bytes)
-{
-	return (uint64_t)read32(bytes) | (uint64_t)read32(bytes + 4) << 32;
-}
-
-/* 5.2.5.3, 5.2.6: a structure is valid when all its bytes sum to 0 mod 256. */
-static uint8_t byte_sum(const uint8_t *bytes, size_t length)
-{
-	uint8_t sum = 0;
-
-	for (size_t i = 0; i < length; i++)
-		sum = (uint8_t)(sum + bytes[i]);
-	return sum;
-}
-
-static void report(const struct acpi_reporter *reporter, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void report(const struct acpi_reporter *reporter, const char *format, ...)
+void acpi_report(const struct acpi_reporter *reporter, const char *format, ...)
 {
 	char message[ACPI_MESSAGE_SIZE];
 	va_list args;
@@ -213,7 +185,7 @@ int acpi_rsdp_parse(const void *rsdp, size_t available, struct acpi_rsdp *out)
 	memset(&parsed, 0, sizeof(parsed));
 	parsed.revision = bytes[RSDP_REVISION];
 	copy_field(parsed.oem_id, bytes + RSDP_OEM_ID, 6);
-	parsed.rsdt_address = read32(bytes + RSDP_RSDT_ADDRESS);
+	parsed.rsdt_address = get_le32(bytes + RSDP_RSDT_ADDRESS);
 	parsed.length = ACPI_RSDP_V1_SIZE;
 	/* Revision 2 (ACPI 2.0) added Length, XsdtAddress and the extended checksum. */
 	if (parsed.revision >= 2) {
@@ -221,7 +193,7 @@ int acpi_rsdp_parse(const void *rsdp, size_t available, struct acpi_rsdp *out)
 
 		if (available < ACPI_RSDP_V2_SIZE)
 			return ACPI_ERROR_TRUNCATED;
-		length = read32(bytes + RSDP_LENGTH);
+		length = get_le32(bytes + RSDP_LENGTH);
 		if (length < ACPI_RSDP_V2_SIZE)
 			return ACPI_ERROR_BAD_LENGTH;
 		if (length > available)
@@ -229,7 +201,7 @@ int acpi_rsdp_parse(const void *rsdp, size_t available, struct acpi_rsdp *out)
 		if (byte_sum(bytes, length) != 0)
 			return ACPI_ERROR_BAD_CHECKSUM;
 		parsed.length = length;
-		parsed.xsdt_address = read64(bytes + RSDP_XSDT_ADDRESS);
+		parsed.xsdt_address = get_le64(bytes + RSDP_XSDT_ADDRESS);
 	}
 	*out = parsed;
 	return ACPI_OK;
@@ -263,7 +235,7 @@ int acpi_table_check(const void *table, size_t available, const char *signature,
 			copy_field(header->signature, bytes, ACPI_SIGNATURE_SIZE);
 		return ACPI_ERROR_TRUNCATED;
 	}
-	length = read32(bytes + HEADER_LENGTH);
+	length = get_le32(bytes + HEADER_LENGTH);
 	if (header) {
 		copy_field(header->signature, bytes, ACPI_SIGNATURE_SIZE);
 		header->length = length;
@@ -271,9 +243,9 @@ int acpi_table_check(const void *table, size_t available, const char *signature,
 		header->checksum = bytes[HEADER_CHECKSUM];
 		copy_field(header->oem_id, bytes + HEADER_OEM_ID, 6);
 		copy_field(header->oem_table_id, bytes + HEADER_OEM_TABLE_ID, 8);
-		header->oem_revision = read32(bytes + HEADER_OEM_REVISION);
-		header->creator_id = read32(bytes + HEADER_CREATOR_ID);
-		header->creator_revision = read32(bytes + HEADER_CREATOR_REVISION);
+		header->oem_revision = get_le32(bytes + HEADER_OEM_REVISION);
+		header->creator_id = get_le32(bytes + HEADER_CREATOR_ID);
+		header->creator_revision = get_le32(bytes + HEADER_CREATOR_REVISION);
 	}
 	if (signature && !signature_matches(bytes, signature))
 		return ACPI_ERROR_BAD_SIGNATURE;
@@ -312,9 +284,9 @@ bool acpi_root_table_entry(const struct acpi_root_table *root, size_t index, uin
 	if (!root || !address || index >= root->entry_count)
 		return false;
 	if (root->is_xsdt)
-		*address = read64(root->entries + index * sizeof(uint64_t));
+		*address = get_le64(root->entries + index * sizeof(uint64_t));
 	else
-		*address = read32(root->entries + index * sizeof(uint32_t));
+		*address = get_le32(root->entries + index * sizeof(uint32_t));
 	return true;
 }
 
@@ -352,33 +324,34 @@ const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
 
 	bytes = physical_memory_map(&tables->memory, physical, ACPI_TABLE_HEADER_SIZE);
 	if (!bytes) {
-		report(reporter, "ACPI: %s table at 0x%llx: header not mapped", wanted,
-		       (unsigned long long)physical);
+		acpi_report(reporter, "ACPI: %s table at 0x%llx: header not mapped", wanted,
+			    (unsigned long long)physical);
 		return NULL;
 	}
 	printable_signature(found, bytes, ACPI_TABLE_HEADER_SIZE);
 	if (signature && !signature_matches(bytes, signature)) {
-		report(reporter, "ACPI: table at 0x%llx is \"%s\", expected \"%s\"",
-		       (unsigned long long)physical, found, wanted);
+		acpi_report(reporter, "ACPI: table at 0x%llx is \"%s\", expected \"%s\"",
+			    (unsigned long long)physical, found, wanted);
 		return NULL;
 	}
-	stated = read32(bytes + HEADER_LENGTH);
+	stated = get_le32(bytes + HEADER_LENGTH);
 	if (stated < ACPI_TABLE_HEADER_SIZE || stated > ACPI_TABLE_MAX_LENGTH) {
-		report(reporter, "ACPI: %s at 0x%llx: implausible length %u; skipped", found,
-		       (unsigned long long)physical, stated);
+		acpi_report(reporter, "ACPI: %s at 0x%llx: implausible length %u; skipped", found,
+			    (unsigned long long)physical, stated);
 		return NULL;
 	}
 	bytes = physical_memory_map(&tables->memory, physical, stated);
 	if (!bytes) {
-		report(reporter, "ACPI: %s at 0x%llx: length %u runs past mapped memory; skipped",
-		       found, (unsigned long long)physical, stated);
+		acpi_report(reporter,
+			    "ACPI: %s at 0x%llx: length %u runs past mapped memory; skipped",
+			    found, (unsigned long long)physical, stated);
 		return NULL;
 	}
 	/* Checked again on what was mapped: the accessor might not be consistent. */
 	error = acpi_table_check(bytes, stated, signature, &header);
 	if (error) {
-		report(reporter, "ACPI: %s at 0x%llx: %s; skipped", found,
-		       (unsigned long long)physical, acpi_error_name(error));
+		acpi_report(reporter, "ACPI: %s at 0x%llx: %s; skipped", found,
+			    (unsigned long long)physical, acpi_error_name(error));
 		return NULL;
 	}
 	if (length)
@@ -419,23 +392,23 @@ int acpi_tables_init(struct acpi_tables *tables, const void *rsdp, size_t rsdp_a
 
 	error = acpi_rsdp_parse(rsdp, rsdp_available, &tables->rsdp);
 	if (error) {
-		report(&tables->reporter, "ACPI: RSDP: %s", acpi_error_name(error));
+		acpi_report(&tables->reporter, "ACPI: RSDP: %s", acpi_error_name(error));
 		return error;
 	}
 	acpi_rsdp_root_address(&tables->rsdp, &is_xsdt);
 	if (is_xsdt) {
 		if (use_root_table(tables, tables->rsdp.xsdt_address, true) == ACPI_OK)
 			return ACPI_OK;
-		report(&tables->reporter, "ACPI: XSDT at 0x%llx unusable, trying the RSDT",
-		       (unsigned long long)tables->rsdp.xsdt_address);
+		acpi_report(&tables->reporter, "ACPI: XSDT at 0x%llx unusable, trying the RSDT",
+			    (unsigned long long)tables->rsdp.xsdt_address);
 	}
 	if (tables->rsdp.rsdt_address == 0) {
-		report(&tables->reporter, "ACPI: the RSDP gives no RSDT");
+		acpi_report(&tables->reporter, "ACPI: the RSDP gives no RSDT");
 		return ACPI_ERROR_NOT_FOUND;
 	}
 	error = use_root_table(tables, tables->rsdp.rsdt_address, false);
 	if (error)
-		report(&tables->reporter, "ACPI: no usable RSDT or XSDT");
+		acpi_report(&tables->reporter, "ACPI: no usable RSDT or XSDT");
 	return error;
 }
 
@@ -451,8 +424,8 @@ int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
 	bytes = physical_memory_map(memory, rsdp_physical, ACPI_RSDP_V1_SIZE);
 	if (!bytes) {
 		memset(tables, 0, sizeof(*tables));
-		report(reporter, "ACPI: RSDP at 0x%llx not mapped",
-		       (unsigned long long)rsdp_physical);
+		acpi_report(reporter, "ACPI: RSDP at 0x%llx not mapped",
+			    (unsigned long long)rsdp_physical);
 		return ACPI_ERROR_UNMAPPED;
 	}
 	/*
@@ -465,7 +438,7 @@ int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
 							    ACPI_RSDP_V2_SIZE);
 
 		if (longer) {
-			uint32_t length = read32(longer + RSDP_LENGTH);
+			uint32_t length = get_le32(longer + RSDP_LENGTH);
 
 			bytes = longer;
 			available = ACPI_RSDP_V2_SIZE;
@@ -500,8 +473,8 @@ const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, u
 
 		acpi_root_table_entry(&tables->root, index, &entry);
 		if (entry == 0) {
-			report(&tables->reporter, "ACPI: %s entry %zu is null; skipped",
-			       tables->root.is_xsdt ? "XSDT" : "RSDT", index);
+			acpi_report(&tables->reporter, "ACPI: %s entry %zu is null; skipped",
+				    tables->root.is_xsdt ? "XSDT" : "RSDT", index);
 			continue;
 		}
 		table = acpi_tables_map(tables, entry, NULL, length);
@@ -583,8 +556,8 @@ static void madt_add_cpu(struct acpi_madt *out, const struct acpi_reporter *repo
 
 	for (size_t i = 0; i < out->cpu_count; i++) {
 		if (out->cpus[i].apic_id == apic_id) {
-			report(reporter, "MADT: APIC ID %u listed again (CPUs %zu and %zu)",
-			       apic_id, i, out->cpu_count);
+			acpi_report(reporter, "MADT: APIC ID %u listed again (CPUs %zu and %zu)",
+				    apic_id, i, out->cpu_count);
 			out->duplicate_apic_ids++;
 			break;
 		}
@@ -625,12 +598,12 @@ static void madt_decode_entry(struct acpi_madt *out, const struct acpi_reporter 
 	switch (entry[0]) {
 	case ACPI_MADT_LOCAL_APIC:
 		/* 5.2.12.2: u8 ACPI Processor UID, u8 APIC ID, u32 flags */
-		madt_add_cpu(out, reporter, entry[3], entry[2], read32(entry + 4), false);
+		madt_add_cpu(out, reporter, entry[3], entry[2], get_le32(entry + 4), false);
 		break;
 	case ACPI_MADT_LOCAL_X2APIC:
 		/* 5.2.12.12: u16 reserved, u32 x2APIC ID, u32 flags, u32 UID */
-		madt_add_cpu(out, reporter, read32(entry + 4), read32(entry + 12),
-			     read32(entry + 8), true);
+		madt_add_cpu(out, reporter, get_le32(entry + 4), get_le32(entry + 12),
+			     get_le32(entry + 8), true);
 		break;
 	case ACPI_MADT_IO_APIC:
 		/* 5.2.12.3: u8 ID, u8 reserved, u32 address, u32 GSI base */
@@ -639,8 +612,8 @@ static void madt_decode_entry(struct acpi_madt *out, const struct acpi_reporter 
 			break;
 		}
 		out->io_apics[out->io_apic_count].id = entry[2];
-		out->io_apics[out->io_apic_count].address = read32(entry + 4);
-		out->io_apics[out->io_apic_count].gsi_base = read32(entry + 8);
+		out->io_apics[out->io_apic_count].address = get_le32(entry + 4);
+		out->io_apics[out->io_apic_count].gsi_base = get_le32(entry + 8);
 		out->io_apic_count++;
 		break;
 	case ACPI_MADT_INTERRUPT_OVERRIDE:
@@ -651,27 +624,27 @@ static void madt_decode_entry(struct acpi_madt *out, const struct acpi_reporter 
 		}
 		out->overrides[out->override_count].bus = entry[2];
 		out->overrides[out->override_count].source = entry[3];
-		out->overrides[out->override_count].gsi = read32(entry + 4);
-		out->overrides[out->override_count].flags = read16(entry + 8);
+		out->overrides[out->override_count].gsi = get_le32(entry + 4);
+		out->overrides[out->override_count].flags = get_le16(entry + 8);
 		out->override_count++;
 		break;
 	case ACPI_MADT_LOCAL_APIC_NMI:
 		/* 5.2.12.7: u8 UID (0xff: all), u16 flags, u8 LINT# */
-		madt_add_nmi(out, entry[2], entry[2] == MADT_UID_ALL, read16(entry + 3), entry[5],
+		madt_add_nmi(out, entry[2], entry[2] == MADT_UID_ALL, get_le16(entry + 3), entry[5],
 			     false);
 		break;
 	case ACPI_MADT_LOCAL_X2APIC_NMI:
 		/* 5.2.12.13: u16 flags, u32 UID (0xffffffff: all), u8 LINT#, 3 reserved */
-		madt_add_nmi(out, read32(entry + 4), read32(entry + 4) == MADT_X2APIC_UID_ALL,
-			     read16(entry + 2), entry[8], true);
+		madt_add_nmi(out, get_le32(entry + 4), get_le32(entry + 4) == MADT_X2APIC_UID_ALL,
+			     get_le16(entry + 2), entry[8], true);
 		break;
 	case ACPI_MADT_LOCAL_APIC_OVERRIDE:
 		/* 5.2.12.8: u16 reserved, u64 address; "at most one" per MADT */
 		if (out->local_apic_address_overridden) {
-			report(reporter, "MADT: second local APIC address override ignored");
+			acpi_report(reporter, "MADT: second local APIC address override ignored");
 			break;
 		}
-		out->local_apic_address = read64(entry + 4);
+		out->local_apic_address = get_le64(entry + 4);
 		out->local_apic_address_overridden = true;
 		break;
 	default:
@@ -693,16 +666,16 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 	memset(out, 0, sizeof(*out));
 	error = acpi_table_check(table, available, "APIC", &header);
 	if (error) {
-		report(reporter, "MADT: %s", acpi_error_name(error));
+		acpi_report(reporter, "MADT: %s", acpi_error_name(error));
 		return error;
 	}
 	if (header.length < MADT_ENTRIES) {
-		report(reporter, "MADT: length %u is shorter than its 44-byte header",
-		       header.length);
+		acpi_report(reporter, "MADT: length %u is shorter than its 44-byte header",
+			    header.length);
 		return ACPI_ERROR_BAD_LENGTH;
 	}
-	out->local_apic_address = read32(bytes + MADT_LOCAL_APIC_ADDRESS);
-	out->flags = read32(bytes + MADT_FLAGS);
+	out->local_apic_address = get_le32(bytes + MADT_LOCAL_APIC_ADDRESS);
+	out->flags = get_le32(bytes + MADT_FLAGS);
 
 	/* Invariant: offset <= header.length <= available. */
 	for (offset = MADT_ENTRIES; offset < header.length; index++) {
@@ -710,7 +683,8 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 		uint8_t type, length;
 
 		if (room < 2) {
-			report(reporter, "MADT: stray byte at offset %zu; walk stopped", offset);
+			acpi_report(reporter, "MADT: stray byte at offset %zu; walk stopped",
+				    offset);
 			out->bad_entries++;
 			out->walk_stopped = true;
 			break;
@@ -719,16 +693,18 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 		length = bytes[offset + 1];
 		if (length < 2 || length > room) {
 			/* No safe way to find the next entry: stop. */
-			report(reporter,
-			       "MADT: entry %zu (type %u) at offset %zu has length %u%s; stopped",
-			       index, type, offset, length, length < 2 ? "" : ", past the end");
+			acpi_report(reporter,
+				    "MADT: entry %zu (type %u) at offset %zu has length %u%s; stopped",
+				    index, type, offset, length,
+				    length < 2 ? "" : ", past the end");
 			out->bad_entries++;
 			out->walk_stopped = true;
 			break;
 		}
 		if (length < madt_minimum_length(type)) {
-			report(reporter, "MADT: entry %zu (type %u) has length %u < %zu; skipped",
-			       index, type, length, madt_minimum_length(type));
+			acpi_report(reporter,
+				    "MADT: entry %zu (type %u) has length %u < %zu; skipped",
+				    index, type, length, madt_minimum_length(type));
 			out->bad_entries++;
 		} else {
 			madt_decode_entry(out, reporter, bytes + offset);
@@ -737,18 +713,18 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 	}
 
 	if (out->cpus_beyond_capacity)
-		report(reporter, "MADT: %zu CPUs listed, only %d supported",
-		       out->cpu_count + out->cpus_beyond_capacity, ACPI_MAX_CPUS);
+		acpi_report(reporter, "MADT: %zu CPUs listed, only %d supported",
+			    out->cpu_count + out->cpus_beyond_capacity, ACPI_MAX_CPUS);
 	if (out->io_apics_beyond_capacity)
-		report(reporter, "MADT: %zu I/O APICs listed, only %d supported",
-		       out->io_apic_count + out->io_apics_beyond_capacity, ACPI_MAX_IO_APICS);
+		acpi_report(reporter, "MADT: %zu I/O APICs listed, only %d supported",
+			    out->io_apic_count + out->io_apics_beyond_capacity, ACPI_MAX_IO_APICS);
 	if (out->overrides_beyond_capacity)
-		report(reporter, "MADT: %zu interrupt overrides listed, only %d supported",
-		       out->override_count + out->overrides_beyond_capacity,
-		       ACPI_MAX_INTERRUPT_OVERRIDES);
+		acpi_report(reporter, "MADT: %zu interrupt overrides listed, only %d supported",
+			    out->override_count + out->overrides_beyond_capacity,
+			    ACPI_MAX_INTERRUPT_OVERRIDES);
 	if (out->nmis_beyond_capacity)
-		report(reporter, "MADT: %zu local NMIs listed, only %d supported",
-		       out->nmi_count + out->nmis_beyond_capacity, ACPI_MAX_LOCAL_NMIS);
+		acpi_report(reporter, "MADT: %zu local NMIs listed, only %d supported",
+			    out->nmi_count + out->nmis_beyond_capacity, ACPI_MAX_LOCAL_NMIS);
 	return ACPI_OK;
 }
 
@@ -767,17 +743,17 @@ static uint8_t field8(const uint8_t *table, uint32_t length, size_t offset)
 
 static uint16_t field16(const uint8_t *table, uint32_t length, size_t offset)
 {
-	return covers(length, offset, 2) ? read16(table + offset) : 0;
+	return covers(length, offset, 2) ? get_le16(table + offset) : 0;
 }
 
 static uint32_t field32(const uint8_t *table, uint32_t length, size_t offset)
 {
-	return covers(length, offset, 4) ? read32(table + offset) : 0;
+	return covers(length, offset, 4) ? get_le32(table + offset) : 0;
 }
 
 static uint64_t field64(const uint8_t *table, uint32_t length, size_t offset)
 {
-	return covers(length, offset, 8) ? read64(table + offset) : 0;
+	return covers(length, offset, 8) ? get_le64(table + offset) : 0;
 }
 
 /* 5.2.3.2: u8 space ID, u8 bit width, u8 bit offset, u8 access size, u64 address */
@@ -791,7 +767,7 @@ static bool field_gas(const uint8_t *table, uint32_t length, size_t offset,
 	gas->bit_width = table[offset + 1];
 	gas->bit_offset = table[offset + 2];
 	gas->access_size = table[offset + 3];
-	gas->address = read64(table + offset + 4);
+	gas->address = get_le64(table + offset + 4);
 	return true;
 }
 
@@ -862,7 +838,7 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 	/* Offset 109 was reserved in ACPI 1.0 (FADT revision 1): zero there means nothing. */
 	if (header.revision >= 2 && covers(length, FADT_IAPC_BOOT_ARCH, 2)) {
 		out->has_iapc_boot_arch = true;
-		out->iapc_boot_arch = read16(bytes + FADT_IAPC_BOOT_ARCH);
+		out->iapc_boot_arch = get_le16(bytes + FADT_IAPC_BOOT_ARCH);
 	}
 
 	out->flags = field32(bytes, length, FADT_FLAGS);
@@ -894,10 +870,10 @@ int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 		return error;
 	if (header.length < HPET_MIN_LENGTH)
 		return ACPI_ERROR_BAD_LENGTH;
-	out->event_timer_block_id = read32(bytes + HPET_BLOCK_ID);
+	out->event_timer_block_id = get_le32(bytes + HPET_BLOCK_ID);
 	field_gas(bytes, header.length, HPET_BASE_ADDRESS, &out->base);
 	out->hpet_number = bytes[HPET_NUMBER];
-	out->minimum_tick = read16(bytes + HPET_MINIMUM_TICK);
+	out->minimum_tick = get_le16(bytes + HPET_MINIMUM_TICK);
 	out->page_protection = bytes[HPET_PAGE_PROTECTION];
 	return ACPI_OK;
 }
@@ -927,8 +903,8 @@ int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 			continue;
 		}
 		allocation = &out->allocations[out->allocation_count++];
-		allocation->base_address = read64(entry);
-		allocation->segment_group = read16(entry + 8);
+		allocation->base_address = get_le64(entry);
+		allocation->segment_group = get_le16(entry + 8);
 		allocation->start_bus = entry[10];
 		allocation->end_bus = entry[11];
 	}

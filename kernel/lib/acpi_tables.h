@@ -84,6 +84,18 @@ struct acpi_reporter {
 	void *context;
 };
 
+/**
+ * acpi_report - format a message and hand it to @reporter
+ * @reporter: the reporter; NULL, or one whose @report is NULL, discards it
+ * @format: printf-style format (lib/format.h), then its arguments
+ *
+ * The parsers of lib/acpi_tables.c and lib/mptable.c describe every problem
+ * through this.  The message is cut to ACPI_MESSAGE_SIZE bytes, NUL
+ * included, before @reporter sees it.
+ */
+void acpi_report(const struct acpi_reporter *reporter, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* --- RSDP (5.2.5.3) -------------------------------------------------------- */
 
 struct acpi_rsdp {

@@ -13,9 +13,7 @@
  */
 #include <lib/mptable.h>
 
-#include <stdarg.h>
-
-#include <lib/format.h>
+#include <lib/bytes.h>
 #include <lib/string.h>
 
 /* MP floating pointer structure, 4.1 (Figure 4-2, Table 4-1) */
@@ -66,43 +64,6 @@
 #define INTEGRATED_APIC_VERSION		0x10	/* on-chip local APIC: 0x1X */
 #define LAST_DISCRETE_CONFIGURATION	4	/* Table 5-1: codes 1-4 use the 82489DX */
 
-static uint16_t read16(const uint8_t *bytes)
-{
-	return (uint16_t)(bytes[0] | bytes[1] << 8);
-}
-
-static uint32_t read32(const uint8_t *bytes)
-{
-	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-	       (uint32_t)bytes[3] << 24;
-}
-
-/* 4.1, 4.2: a structure is valid when its bytes sum to 0 mod 256. */
-static uint8_t byte_sum(const uint8_t *bytes, size_t length)
-{
-	uint8_t sum = 0;
-
-	for (size_t i = 0; i < length; i++)
-		sum = (uint8_t)(sum + bytes[i]);
-	return sum;
-}
-
-static void report(const struct acpi_reporter *reporter, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void report(const struct acpi_reporter *reporter, const char *format, ...)
-{
-	char message[ACPI_MESSAGE_SIZE];
-	va_list args;
-
-	if (!reporter || !reporter->report)
-		return;
-	va_start(args, format);
-	vsnprintf(message, sizeof(message), format, args);
-	va_end(args);
-	reporter->report(reporter->context, message);
-}
-
 /*
  * The OEM and product IDs are space-padded ASCII (4.2): copy them with the
  * padding removed and anything unprintable shown as '?', so that they can
@@ -140,7 +101,7 @@ static int floating_pointer_check(const uint8_t *slot, uint64_t physical,
 
 	memset(out, 0, sizeof(*out));
 	out->physical = physical;
-	out->config_table_address = read32(slot + FLOATING_PHYSICAL_POINTER);
+	out->config_table_address = get_le32(slot + FLOATING_PHYSICAL_POINTER);
 	out->spec_revision = slot[FLOATING_SPEC_REVISION];
 	memcpy(out->feature_bytes, slot + FLOATING_FEATURE_BYTES, FLOATING_FEATURE_COUNT);
 	out->default_configuration = out->feature_bytes[0];
@@ -224,18 +185,18 @@ static void add_cpu(struct mp_configuration *out, const struct acpi_reporter *re
 	if (seen->bits[apic_id / 8] & bit) {
 		out->duplicate_apic_ids++;
 		if (out->duplicate_apic_ids <= MP_MAX_DUPLICATE_REPORTS)
-			report(reporter, "MP: entry %zu: APIC ID %u listed again", entry_index,
-			       apic_id);
+			acpi_report(reporter, "MP: entry %zu: APIC ID %u listed again", entry_index,
+				    apic_id);
 		else if (out->duplicate_apic_ids == MP_MAX_DUPLICATE_REPORTS + 1)
-			report(reporter, "MP: further duplicate APIC IDs only counted");
+			acpi_report(reporter, "MP: further duplicate APIC IDs only counted");
 	}
 	seen->bits[apic_id / 8] |= bit;
 
 	if (flags & MP_CPU_BOOTSTRAP) {
 		out->bootstrap_cpus++;
 		if (!(flags & MP_CPU_ENABLED))
-			report(reporter, "MP: entry %zu: bootstrap processor (APIC ID %u) is marked disabled",
-			       entry_index, apic_id);
+			acpi_report(reporter, "MP: entry %zu: bootstrap processor (APIC ID %u) is marked disabled",
+				    entry_index, apic_id);
 	}
 
 	if (out->cpu_count >= MP_MAX_CPUS) {
@@ -247,8 +208,8 @@ static void add_cpu(struct mp_configuration *out, const struct acpi_reporter *re
 	cpu->apic_version = entry[PROCESSOR_APIC_VERSION];
 	cpu->enabled = flags & MP_CPU_ENABLED;
 	cpu->bootstrap = flags & MP_CPU_BOOTSTRAP;
-	cpu->signature = read32(entry + PROCESSOR_SIGNATURE);
-	cpu->features = read32(entry + PROCESSOR_FEATURES);
+	cpu->signature = get_le32(entry + PROCESSOR_SIGNATURE);
+	cpu->features = get_le32(entry + PROCESSOR_FEATURES);
 }
 
 static void add_io_apic(struct mp_configuration *out, const uint8_t *entry)
@@ -263,7 +224,7 @@ static void add_io_apic(struct mp_configuration *out, const uint8_t *entry)
 	io_apic->id = entry[IO_APIC_ID];
 	io_apic->version = entry[IO_APIC_VERSION];
 	io_apic->enabled = entry[IO_APIC_FLAGS] & MP_IO_APIC_ENABLED;
-	io_apic->address = read32(entry + IO_APIC_ADDRESS);
+	io_apic->address = get_le32(entry + IO_APIC_ADDRESS);
 }
 
 /* @entry has entry_size(@entry[0]) readable bytes, and that size is not 0. */
@@ -304,8 +265,9 @@ static void walk_entries(const uint8_t *bytes, struct mp_configuration *out,
 		size_t size;
 
 		if (room == 0) {
-			report(reporter, "MP: entry count %u, but the table ends after %zu entries",
-			       out->entry_count, index);
+			acpi_report(reporter,
+				    "MP: entry count %u, but the table ends after %zu entries",
+				    out->entry_count, index);
 			out->walk_stopped = true;
 			break;
 		}
@@ -313,14 +275,14 @@ static void walk_entries(const uint8_t *bytes, struct mp_configuration *out,
 		size = entry_size(type);
 		if (size == 0) {
 			/* 4.3: sizes are implied by type, so there is no way past it. */
-			report(reporter, "MP: entry %zu at offset %zu has unknown type %u; walk stopped",
-			       index, offset, type);
+			acpi_report(reporter, "MP: entry %zu at offset %zu has unknown type %u; walk stopped",
+				    index, offset, type);
 			out->walk_stopped = true;
 			break;
 		}
 		if (size > room) {
-			report(reporter, "MP: entry %zu (type %u, %zu bytes) at offset %zu runs past the %zu-byte table; walk stopped",
-			       index, type, size, offset, base_length);
+			acpi_report(reporter, "MP: entry %zu (type %u, %zu bytes) at offset %zu runs past the %zu-byte table; walk stopped",
+				    index, type, size, offset, base_length);
 			out->walk_stopped = true;
 			break;
 		}
@@ -330,8 +292,8 @@ static void walk_entries(const uint8_t *bytes, struct mp_configuration *out,
 	}
 	if (!out->walk_stopped && offset < base_length) {
 		out->trailing_bytes = base_length - offset;
-		report(reporter, "MP: %zu bytes after the last of %u entries ignored",
-		       out->trailing_bytes, out->entry_count);
+		acpi_report(reporter, "MP: %zu bytes after the last of %u entries ignored",
+			    out->trailing_bytes, out->entry_count);
 	}
 }
 
@@ -340,19 +302,19 @@ static void report_oddities(const struct mp_configuration *out,
 			    const struct acpi_reporter *reporter)
 {
 	if (out->cpu_count == 0)
-		report(reporter, "MP: the table lists no processors");
+		acpi_report(reporter, "MP: the table lists no processors");
 	else if (out->bootstrap_cpus != 1)
-		report(reporter, "MP: %zu processor entries have the BP flag, expected 1",
-		       out->bootstrap_cpus);
+		acpi_report(reporter, "MP: %zu processor entries have the BP flag, expected 1",
+			    out->bootstrap_cpus);
 	if (out->cpus_beyond_capacity)
-		report(reporter, "MP: %zu processors listed, only %d supported",
-		       out->cpu_count + out->cpus_beyond_capacity, MP_MAX_CPUS);
+		acpi_report(reporter, "MP: %zu processors listed, only %d supported",
+			    out->cpu_count + out->cpus_beyond_capacity, MP_MAX_CPUS);
 	if (out->io_apics_beyond_capacity)
-		report(reporter, "MP: %zu I/O APICs listed, only %d supported",
-		       out->io_apic_count + out->io_apics_beyond_capacity, MP_MAX_IO_APICS);
+		acpi_report(reporter, "MP: %zu I/O APICs listed, only %d supported",
+			    out->io_apic_count + out->io_apics_beyond_capacity, MP_MAX_IO_APICS);
 	if (out->extended_table_checked && !out->extended_table_valid)
-		report(reporter, "MP: extended table (%u bytes) has a bad checksum",
-		       out->extended_table_length);
+		acpi_report(reporter, "MP: extended table (%u bytes) has a bad checksum",
+			    out->extended_table_length);
 }
 
 int mp_config_table_parse(const void *table, size_t available,
@@ -365,43 +327,44 @@ int mp_config_table_parse(const void *table, size_t available,
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
 	if (!bytes) {
-		report(reporter, "MP: no configuration table given");
+		acpi_report(reporter, "MP: no configuration table given");
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	}
 	if (available < MP_CONFIG_HEADER_SIZE) {
-		report(reporter, "MP: configuration table: only %zu bytes readable", available);
+		acpi_report(reporter, "MP: configuration table: only %zu bytes readable",
+			    available);
 		return ACPI_ERROR_TRUNCATED;
 	}
 	if (memcmp(bytes, CONFIG_SIGNATURE, CONFIG_SIGNATURE_SIZE) != 0) {
-		report(reporter, "MP: configuration table: signature is not \"PCMP\"");
+		acpi_report(reporter, "MP: configuration table: signature is not \"PCMP\"");
 		return ACPI_ERROR_BAD_SIGNATURE;
 	}
-	base_length = read16(bytes + CONFIG_BASE_TABLE_LENGTH);
+	base_length = get_le16(bytes + CONFIG_BASE_TABLE_LENGTH);
 	if (base_length < MP_CONFIG_HEADER_SIZE) {
-		report(reporter, "MP: base table length %u is shorter than its 44-byte header",
-		       base_length);
+		acpi_report(reporter, "MP: base table length %u is shorter than its 44-byte header",
+			    base_length);
 		return ACPI_ERROR_BAD_LENGTH;
 	}
 	if (base_length > available) {
-		report(reporter, "MP: base table length %u, but only %zu bytes readable",
-		       base_length, available);
+		acpi_report(reporter, "MP: base table length %u, but only %zu bytes readable",
+			    base_length, available);
 		return ACPI_ERROR_TRUNCATED;
 	}
 	/* 4.2 CHECKSUM: the base table, header included, sums to zero. */
 	if (byte_sum(bytes, base_length) != 0) {
-		report(reporter, "MP: configuration table: bad checksum");
+		acpi_report(reporter, "MP: configuration table: bad checksum");
 		return ACPI_ERROR_BAD_CHECKSUM;
 	}
 
 	out->spec_revision = bytes[CONFIG_SPEC_REVISION];
 	copy_id_string(out->oem_id, bytes + CONFIG_OEM_ID, CONFIG_OEM_ID_SIZE);
 	copy_id_string(out->product_id, bytes + CONFIG_PRODUCT_ID, CONFIG_PRODUCT_ID_SIZE);
-	out->oem_table_address = read32(bytes + CONFIG_OEM_TABLE_POINTER);
-	out->oem_table_size = read16(bytes + CONFIG_OEM_TABLE_SIZE);
+	out->oem_table_address = get_le32(bytes + CONFIG_OEM_TABLE_POINTER);
+	out->oem_table_size = get_le16(bytes + CONFIG_OEM_TABLE_SIZE);
 	out->base_table_length = base_length;
-	out->entry_count = read16(bytes + CONFIG_ENTRY_COUNT);
-	out->local_apic_address = read32(bytes + CONFIG_LOCAL_APIC_ADDRESS);
-	out->extended_table_length = read16(bytes + CONFIG_EXTENDED_LENGTH);
+	out->entry_count = get_le16(bytes + CONFIG_ENTRY_COUNT);
+	out->local_apic_address = get_le32(bytes + CONFIG_LOCAL_APIC_ADDRESS);
+	out->extended_table_length = get_le16(bytes + CONFIG_EXTENDED_LENGTH);
 
 	/*
 	 * 4.2 EXTENDED TABLE CHECKSUM: the extended entries, which follow the
@@ -496,14 +459,14 @@ static int find_floating_pointer(const struct physical_memory_access *memory,
 	int error;
 
 	if (!bytes) {
-		report(reporter, "MP: %s (0x%llx, %zu bytes) not mapped; not searched", area->name,
-		       (unsigned long long)area->physical, area->length);
+		acpi_report(reporter, "MP: %s (0x%llx, %zu bytes) not mapped; not searched",
+			    area->name, (unsigned long long)area->physical, area->length);
 		return ACPI_ERROR_UNMAPPED;
 	}
 	error = mp_floating_pointer_scan(bytes, area->length, area->physical, pointer);
 	if (error != ACPI_OK && error != ACPI_ERROR_NOT_FOUND)
-		report(reporter, "MP: %s: floating pointer candidate rejected: %s", area->name,
-		       acpi_error_name(error));
+		acpi_report(reporter, "MP: %s: floating pointer candidate rejected: %s", area->name,
+			    acpi_error_name(error));
 	return error;
 }
 
@@ -516,15 +479,15 @@ static int use_default_configuration(const struct mp_floating_pointer *pointer,
 
 	/* 5: "The physical address pointer field ... must be zero". */
 	if (pointer->config_table_address != 0)
-		report(reporter, "MP: default configuration %u with a table address 0x%x; address ignored",
-		       type, pointer->config_table_address);
+		acpi_report(reporter, "MP: default configuration %u with a table address 0x%x; address ignored",
+			    type, pointer->config_table_address);
 	error = mp_default_configuration(type, out);
 	if (error) {
-		report(reporter, "MP: default configuration %u is not defined", type);
+		acpi_report(reporter, "MP: default configuration %u is not defined", type);
 		return error;
 	}
-	report(reporter, "MP: default configuration %u (%s): no table, two CPUs assumed", type,
-	       mp_default_configuration_name(type));
+	acpi_report(reporter, "MP: default configuration %u (%s): no table, two CPUs assumed", type,
+		    mp_default_configuration_name(type));
 	return ACPI_OK;
 }
 
@@ -537,8 +500,8 @@ static int map_and_parse(const struct physical_memory_access *memory, uint64_t t
 	bytes = physical_memory_map(memory, table_physical, MP_CONFIG_HEADER_SIZE);
 	if (!bytes) {
 		memset(out, 0, sizeof(*out));
-		report(reporter, "MP: configuration table header at 0x%llx not mapped",
-		       (unsigned long long)table_physical);
+		acpi_report(reporter, "MP: configuration table header at 0x%llx not mapped",
+			    (unsigned long long)table_physical);
 		return ACPI_ERROR_UNMAPPED;
 	}
 	/*
@@ -546,8 +509,8 @@ static int map_and_parse(const struct physical_memory_access *memory, uint64_t t
 	 * whatever cannot be mapped, mp_config_table_parse() then reports as
 	 * truncated (it is given only the 44 bytes known to be readable).
 	 */
-	base_length = read16(bytes + CONFIG_BASE_TABLE_LENGTH);
-	extended_length = read16(bytes + CONFIG_EXTENDED_LENGTH);
+	base_length = get_le16(bytes + CONFIG_BASE_TABLE_LENGTH);
+	extended_length = get_le16(bytes + CONFIG_EXTENDED_LENGTH);
 	if (memcmp(bytes, CONFIG_SIGNATURE, CONFIG_SIGNATURE_SIZE) == 0 &&
 	    base_length >= MP_CONFIG_HEADER_SIZE) {
 		const uint8_t *longer = NULL;
@@ -610,7 +573,7 @@ int mp_tables_find(const struct physical_memory_access *memory, uint64_t ebda_ph
 	for (size_t i = 0; i < area_count && error != ACPI_OK; i++)
 		error = find_floating_pointer(memory, &areas[i], reporter, &found);
 	if (error != ACPI_OK) {
-		report(reporter, "MP: no valid floating pointer structure found");
+		acpi_report(reporter, "MP: no valid floating pointer structure found");
 		return ACPI_ERROR_NOT_FOUND;
 	}
 	if (pointer)
@@ -619,8 +582,8 @@ int mp_tables_find(const struct physical_memory_access *memory, uint64_t ebda_ph
 	if (found.default_configuration != 0)
 		return use_default_configuration(&found, reporter, out);
 	if (found.config_table_address == 0) {
-		report(reporter, "MP: floating pointer at 0x%llx names neither a table nor a default configuration",
-		       (unsigned long long)found.physical);
+		acpi_report(reporter, "MP: floating pointer at 0x%llx names neither a table nor a default configuration",
+			    (unsigned long long)found.physical);
 		return ACPI_ERROR_MALFORMED;
 	}
 	return map_and_parse(memory, found.config_table_address, reporter, out);

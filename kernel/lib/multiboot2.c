@@ -16,9 +16,8 @@
  */
 #include <lib/multiboot2.h>
 
-#include <stdarg.h>
-
-#include <lib/format.h>
+#include <lib/boot_info_fill.h>
+#include <lib/bytes.h>
 #include <lib/string.h>
 
 #define TAG_HEADER_SIZE		8
@@ -66,38 +65,8 @@ struct parse_state {
 	bool have_new_rsdp;
 };
 
-static uint32_t read32(const uint8_t *bytes)
-{
-	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-	       (uint32_t)bytes[3] << 24;
-}
-
-static uint64_t read64(const uint8_t *bytes)
-{
-	return (uint64_t)read32(bytes) | (uint64_t)read32(bytes + 4) << 32;
-}
-
-static void report(struct boot_info *out, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Messages are kept as text because the console may not be up yet. */
-static void report(struct boot_info *out, const char *format, ...)
-{
-	va_list args;
-	int prefix;
-
-	if (out->message_count >= BOOT_INFO_MAX_MESSAGES) {
-		out->messages_dropped++;
-		return;
-	}
-	prefix = scnprintf(out->messages[out->message_count], BOOT_INFO_MESSAGE_SIZE,
-			   "multiboot2: ");
-	va_start(args, format);
-	vsnprintf(out->messages[out->message_count] + prefix,
-		  BOOT_INFO_MESSAGE_SIZE - (size_t)prefix, format, args);
-	va_end(args);
-	out->message_count++;
-}
+/* Every message this parser leaves in struct boot_info starts "multiboot2: ". */
+#define report(out, ...) boot_info_report(out, "multiboot2", __VA_ARGS__)
 
 /*
  * Copy the string that fills a tag's body (3.6.5 command line, 3.6.9 boot
@@ -133,19 +102,14 @@ static void parse_module(struct parse_state *state, const uint8_t *tag, uint32_t
 		report(out, "module tag of %u bytes is too short; ignored", size);
 		return;
 	}
-	start = read32(tag + MODULE_START);
-	end = read32(tag + MODULE_END);
+	start = get_le32(tag + MODULE_START);
+	end = get_le32(tag + MODULE_END);
 	if (end < start) {
 		report(out, "module 0x%x-0x%x ends before it starts; ignored", start, end);
 		return;
 	}
-	if (out->module_count >= BOOT_INFO_MAX_MODULES) {
+	if (!boot_info_add_module(out, start, end))
 		state->modules_dropped++;
-		return;
-	}
-	out->modules[out->module_count].start = start;
-	out->modules[out->module_count].end = end;
-	out->module_count++;
 }
 
 /*
@@ -166,8 +130,8 @@ static void parse_memory_map(struct parse_state *state, const uint8_t *tag, uint
 		report(out, "memory map tag of %u bytes is too short; ignored", size);
 		return;
 	}
-	entry_size = read32(tag + MMAP_ENTRY_SIZE);
-	entry_version = read32(tag + MMAP_ENTRY_VERSION);
+	entry_size = get_le32(tag + MMAP_ENTRY_SIZE);
+	entry_version = get_le32(tag + MMAP_ENTRY_VERSION);
 	if (entry_size < MMAP_MIN_ENTRY_SIZE || entry_size % 8 != 0) {
 		report(out, "memory map entry_size %u is not a multiple of 8 >= 24; ignored",
 		       entry_size);
@@ -186,23 +150,17 @@ static void parse_memory_map(struct parse_state *state, const uint8_t *tag, uint
 	for (uint32_t i = 0; i < count; i++) {
 		/* i < count, so the entry lies wholly inside the tag. */
 		const uint8_t *entry = tag + MMAP_ENTRIES + (size_t)i * entry_size;
-		uint64_t base = read64(entry);
-		uint64_t length = read64(entry + 8);
-		uint32_t type = read32(entry + 16);
+		uint64_t base = get_le64(entry);
+		uint64_t length = get_le64(entry + 8);
+		uint32_t type = get_le32(entry + 16);
 
 		if (length != 0 && length - 1 > UINT64_MAX - base) {
 			report(out, "memory map entry %u (0x%llx+0x%llx) wraps; ignored", i,
 			       (unsigned long long)base, (unsigned long long)length);
 			continue;
 		}
-		if (out->memory_count >= BOOT_INFO_MAX_MEMORY_REGIONS) {
+		if (!boot_info_add_memory_region(out, base, length, type))
 			state->regions_dropped++;
-			continue;
-		}
-		out->memory[out->memory_count].base = base;
-		out->memory[out->memory_count].length = length;
-		out->memory[out->memory_count].type = type;
-		out->memory_count++;
 	}
 }
 
@@ -221,10 +179,10 @@ static void parse_framebuffer(struct parse_state *state, const uint8_t *tag, uin
 	}
 	state->have_framebuffer = true;
 	out->has_framebuffer = true;
-	framebuffer->address = read64(tag + FB_ADDRESS);
-	framebuffer->pitch = read32(tag + FB_PITCH);
-	framebuffer->width = read32(tag + FB_WIDTH);
-	framebuffer->height = read32(tag + FB_HEIGHT);
+	framebuffer->address = get_le64(tag + FB_ADDRESS);
+	framebuffer->pitch = get_le32(tag + FB_PITCH);
+	framebuffer->width = get_le32(tag + FB_WIDTH);
+	framebuffer->height = get_le32(tag + FB_HEIGHT);
 	framebuffer->bits_per_pixel = tag[FB_BPP];
 	framebuffer->type = tag[FB_TYPE];
 	if (framebuffer->type != FB_TYPE_RGB)
@@ -338,8 +296,8 @@ static void walk_tags(struct parse_state *state)
 			report(out, "no end tag before total_size %u", state->total_size);
 			return;
 		}
-		type = read32(tag);
-		size = read32(tag + 4);
+		type = get_le32(tag);
+		size = get_le32(tag + 4);
 		if (size < TAG_HEADER_SIZE) {
 			report(out, "tag type %u at offset %zu has size %u < 8; stopped", type,
 			       offset, size);
@@ -390,7 +348,7 @@ int multiboot2_parse(const void *info, size_t available, uint64_t info_physical,
 		report(out, "only %zu bytes readable, fewer than the 8-byte header", available);
 		return MULTIBOOT2_ERROR_TOO_SHORT;
 	}
-	total_size = read32(info);
+	total_size = get_le32(info);
 	if (total_size < INFO_HEADER_SIZE + END_TAG_SIZE) {
 		report(out, "total_size %u cannot hold the header and end tag", total_size);
 		return MULTIBOOT2_ERROR_TOO_SHORT;

@@ -25,10 +25,10 @@
  */
 #include <lib/pvh.h>
 
-#include <stdarg.h>
 #include <stdbool.h>
 
-#include <lib/format.h>
+#include <lib/boot_info_fill.h>
+#include <lib/bytes.h>
 #include <lib/string.h>
 
 #define START_MAGIC		0
@@ -43,37 +43,8 @@
 /* The command line is read in pieces that never cross one of these. */
 #define CMDLINE_PAGE_SIZE	4096u
 
-static uint32_t read32(const uint8_t *bytes)
-{
-	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-	       (uint32_t)bytes[3] << 24;
-}
-
-static uint64_t read64(const uint8_t *bytes)
-{
-	return (uint64_t)read32(bytes) | (uint64_t)read32(bytes + 4) << 32;
-}
-
-static void report(struct boot_info *out, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Messages are kept as text because the console may not be up yet. */
-static void report(struct boot_info *out, const char *format, ...)
-{
-	va_list args;
-	int prefix;
-
-	if (out->message_count >= BOOT_INFO_MAX_MESSAGES) {
-		out->messages_dropped++;
-		return;
-	}
-	prefix = scnprintf(out->messages[out->message_count], BOOT_INFO_MESSAGE_SIZE, "pvh: ");
-	va_start(args, format);
-	vsnprintf(out->messages[out->message_count] + prefix,
-		  BOOT_INFO_MESSAGE_SIZE - (size_t)prefix, format, args);
-	va_end(args);
-	out->message_count++;
-}
+/* Every message this parser leaves in struct boot_info starts "pvh: ". */
+#define report(out, ...) boot_info_report(out, "pvh", __VA_ARGS__)
 
 /*
  * Map @length bytes at @base + @offset, refusing an address that wraps.
@@ -155,16 +126,15 @@ static void read_modules(uint32_t count, uint64_t list, const struct physical_me
 			       (unsigned long long)list);
 			return;
 		}
-		start = read64(entry);
-		size = read64(entry + 8);
+		start = get_le64(entry);
+		size = get_le64(entry + 8);
 		if (size > UINT64_MAX - start) {
 			report(out, "module %u (0x%llx+0x%llx) wraps; ignored", i,
 			       (unsigned long long)start, (unsigned long long)size);
 			continue;
 		}
-		out->modules[out->module_count].start = start;
-		out->modules[out->module_count].end = start + size;
-		out->module_count++;
+		/* The loop stops at BOOT_INFO_MAX_MODULES, so there is room. */
+		boot_info_add_module(out, start, start + size);
 	}
 	if (count > BOOT_INFO_MAX_MODULES)
 		report(out, "%u modules, only the first %d kept", count, BOOT_INFO_MAX_MODULES);
@@ -188,17 +158,15 @@ static void read_memory_map(uint32_t count, uint64_t map,
 			       (unsigned long long)map);
 			return;
 		}
-		base = read64(entry);
-		length = read64(entry + 8);
+		base = get_le64(entry);
+		length = get_le64(entry + 8);
 		if (length != 0 && length - 1 > UINT64_MAX - base) {
 			report(out, "memory map entry %u (0x%llx+0x%llx) wraps; ignored", i,
 			       (unsigned long long)base, (unsigned long long)length);
 			continue;
 		}
-		out->memory[out->memory_count].base = base;
-		out->memory[out->memory_count].length = length;
-		out->memory[out->memory_count].type = read32(entry + 16);
-		out->memory_count++;
+		/* The loop stops at BOOT_INFO_MAX_MEMORY_REGIONS, so there is room. */
+		boot_info_add_memory_region(out, base, length, get_le32(entry + 16));
 	}
 	if (count > BOOT_INFO_MAX_MEMORY_REGIONS)
 		report(out, "%u memory map entries, only the first %d kept", count,
@@ -224,7 +192,7 @@ int pvh_parse(const void *start_info, size_t available, uint64_t start_info_phys
 		report(out, "only %zu bytes of start_info readable", available);
 		return PVH_ERROR_TOO_SHORT;
 	}
-	magic = read32(info + START_MAGIC);
+	magic = get_le32(info + START_MAGIC);
 	if (magic != PVH_START_INFO_MAGIC) {
 		report(out, "bad start_info magic 0x%x", magic);
 		return PVH_ERROR_BAD_MAGIC;
@@ -234,7 +202,7 @@ int pvh_parse(const void *start_info, size_t available, uint64_t start_info_phys
 		       PVH_START_INFO_V0_SIZE);
 		return PVH_ERROR_TOO_SHORT;
 	}
-	version = read32(info + START_VERSION);
+	version = get_le32(info + START_VERSION);
 	size = PVH_START_INFO_V0_SIZE;
 	if (version >= 1 && available < PVH_START_INFO_V1_SIZE)
 		report(out, "version %u start_info cut to %zu readable bytes; no memory map",
@@ -251,19 +219,19 @@ int pvh_parse(const void *start_info, size_t available, uint64_t start_info_phys
 		out->info_end = start_info_physical + size;
 	}
 
-	out->rsdp_address = read64(info + START_RSDP_PADDR);
+	out->rsdp_address = get_le64(info + START_RSDP_PADDR);
 
-	cmdline = read64(info + START_CMDLINE_PADDR);
+	cmdline = get_le64(info + START_CMDLINE_PADDR);
 	if (cmdline != 0)
 		read_cmdline(cmdline, memory, out);
 
-	read_modules(read32(info + START_NR_MODULES), read64(info + START_MODLIST_PADDR), memory,
-		     out);
+	read_modules(get_le32(info + START_NR_MODULES), get_le64(info + START_MODLIST_PADDR),
+		     memory, out);
 
 	if (version == 0)
 		report(out, "version 0 start_info has no memory map");
 	else if (size == PVH_START_INFO_V1_SIZE)
-		read_memory_map(read32(info + START_MEMMAP_ENTRIES),
-				read64(info + START_MEMMAP_PADDR), memory, out);
+		read_memory_map(get_le32(info + START_MEMMAP_ENTRIES),
+				get_le64(info + START_MEMMAP_PADDR), memory, out);
 	return 0;
 }

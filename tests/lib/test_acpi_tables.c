@@ -14,6 +14,8 @@
 #include <lib/acpi_tables.h>
 #include <lib/string.h>
 
+#include "fake_memory.h"
+
 #define PHYS_BASE	0x80000ull
 #define PHYS_SIZE	0x10000u
 
@@ -25,14 +27,7 @@ static size_t madt_length;
 
 static const void *phys_map(uint64_t physical, size_t length, void *context)
 {
-	uint64_t offset;
-
-	if (physical < PHYS_BASE)
-		return NULL;
-	offset = physical - PHYS_BASE;
-	if (offset > PHYS_SIZE || length > PHYS_SIZE - offset)
-		return NULL;
-	return phys + offset;
+	return fake_memory_window(phys, PHYS_SIZE, PHYS_BASE, physical, length);
 }
 
 static const struct physical_memory_access memory = { .map = phys_map, .context = NULL };
@@ -63,23 +58,10 @@ static void collect(void *context, const char *message)
 
 static const struct acpi_reporter reporter = { .report = collect, .context = &messages };
 
-static bool contains(const char *text, const char *needle)
-{
-	for (size_t start = 0; text[start] != '\0'; start++) {
-		size_t i = 0;
-
-		while (needle[i] != '\0' && text[start + i] == needle[i])
-			i++;
-		if (needle[i] == '\0')
-			return true;
-	}
-	return needle[0] == '\0';
-}
-
 static bool reported(const char *needle)
 {
 	for (size_t i = 0; i < messages.count && i < MAX_COLLECTED; i++) {
-		if (contains(messages.text[i], needle))
+		if (text_contains(messages.text[i], needle))
 			return true;
 	}
 	return false;
@@ -87,37 +69,10 @@ static bool reported(const char *needle)
 
 /* --- Byte helpers ---------------------------------------------------------------- */
 
-static void put16(uint8_t *bytes, uint16_t value)
-{
-	bytes[0] = (uint8_t)value;
-	bytes[1] = (uint8_t)(value >> 8);
-}
-
-static void put32(uint8_t *bytes, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
-static void put64(uint8_t *bytes, uint64_t value)
-{
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
 static uint32_t get32(const uint8_t *bytes)
 {
 	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
 	       (uint32_t)bytes[3] << 24;
-}
-
-static uint8_t sum(const uint8_t *bytes, size_t length)
-{
-	unsigned int total = 0;
-
-	for (size_t i = 0; i < length; i++)
-		total += bytes[i];
-	return (uint8_t)total;
 }
 
 /* Zero @length bytes at @t and write a header for them. */
@@ -138,15 +93,12 @@ static void begin_table(uint8_t *t, const char *signature, uint32_t length, uint
 static void seal(uint8_t *t)
 {
 	t[9] = 0;
-	t[9] = (uint8_t)(0x100 - sum(t, get32(t + 4)));
+	t[9] = (uint8_t)(0x100 - bytes_sum(t, get32(t + 4)));
 }
 
 static const uint8_t *at_end(const uint8_t *bytes, size_t length)
 {
-	uint8_t *copy = tail + sizeof(tail) - length;
-
-	memmove(copy, bytes, length);
-	return copy;
+	return copy_to_end(tail, sizeof(tail), bytes, length);
 }
 
 static uint8_t *phys_at(uint64_t physical)
@@ -165,9 +117,9 @@ static void make_rsdp(uint8_t *r, uint8_t revision, uint32_t rsdt, uint64_t xsdt
 		put32(r + 20, 36);
 		put64(r + 24, xsdt);
 	}
-	r[8] = (uint8_t)(0x100 - sum(r, 20));
+	r[8] = (uint8_t)(0x100 - bytes_sum(r, 20));
 	if (revision >= 2)
-		r[32] = (uint8_t)(0x100 - sum(r, 36));
+		r[32] = (uint8_t)(0x100 - bytes_sum(r, 36));
 }
 
 static void make_table_at(uint64_t physical, const char *signature, uint32_t length)
@@ -295,7 +247,7 @@ static void rsdp_bad_extended_checksum_is_rejected(void)
 
 	make_rsdp(r, 2, 0x1234, 0x5678);
 	r[32]++;
-	ASSERT_EQ(sum(r, 20), 0);
+	ASSERT_EQ(bytes_sum(r, 20), 0);
 	EXPECT_EQ(acpi_rsdp_parse(r, 36, &rsdp), ACPI_ERROR_BAD_CHECKSUM);
 	EXPECT_EQ(rsdp.xsdt_address, 0);
 }
@@ -308,7 +260,7 @@ static void rsdp_length_below_36_is_rejected(void)
 	make_rsdp(r, 2, 0x1234, 0x5678);
 	put32(r + 20, 24);
 	r[8] = 0;
-	r[8] = (uint8_t)(0x100 - sum(r, 20));
+	r[8] = (uint8_t)(0x100 - bytes_sum(r, 20));
 	EXPECT_EQ(acpi_rsdp_parse(r, 36, &rsdp), ACPI_ERROR_BAD_LENGTH);
 }
 
@@ -320,11 +272,11 @@ static void rsdp_length_beyond_available_is_rejected(void)
 	make_rsdp(r, 2, 0x1234, 0x5678);
 	put32(r + 20, 40);	/* claims 4 bytes more than there are */
 	r[8] = 0;
-	r[8] = (uint8_t)(0x100 - sum(r, 20));
+	r[8] = (uint8_t)(0x100 - bytes_sum(r, 20));
 	EXPECT_EQ(acpi_rsdp_parse(at_end(r, 36), 36, &rsdp), ACPI_ERROR_TRUNCATED);
 	put32(r + 20, UINT32_MAX);
 	r[8] = 0;
-	r[8] = (uint8_t)(0x100 - sum(r, 20));
+	r[8] = (uint8_t)(0x100 - bytes_sum(r, 20));
 	EXPECT_EQ(acpi_rsdp_parse(at_end(r, 36), 36, &rsdp), ACPI_ERROR_TRUNCATED);
 }
 

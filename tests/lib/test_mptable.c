@@ -14,26 +14,7 @@
 #include <lib/mptable.h>
 #include <lib/string.h>
 
-static void put16(uint8_t *bytes, uint16_t value)
-{
-	bytes[0] = (uint8_t)value;
-	bytes[1] = (uint8_t)(value >> 8);
-}
-
-static void put32(uint8_t *bytes, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
-static uint8_t sum(const uint8_t *bytes, size_t length)
-{
-	uint8_t total = 0;
-
-	for (size_t i = 0; i < length; i++)
-		total = (uint8_t)(total + bytes[i]);
-	return total;
-}
+#include "fake_memory.h"
 
 /* --- Messages --------------------------------------------------------------------- */
 
@@ -63,23 +44,10 @@ static void forget_messages(void)
 	longest_message = 0;
 }
 
-static bool contains(const char *text, const char *needle)
-{
-	for (size_t start = 0; text[start] != '\0'; start++) {
-		size_t i = 0;
-
-		while (needle[i] != '\0' && text[start + i] == needle[i])
-			i++;
-		if (needle[i] == '\0')
-			return true;
-	}
-	return needle[0] == '\0';
-}
-
 static bool has_message(const char *needle)
 {
 	for (size_t i = 0; i < message_count && i < MAX_MESSAGES; i++) {
-		if (contains(messages[i], needle))
+		if (text_contains(messages[i], needle))
 			return true;
 	}
 	return false;
@@ -196,7 +164,7 @@ static void table_fix_checksum(void)
 	if (base > TABLE_CAPACITY)
 		base = TABLE_CAPACITY;
 	table[7] = 0;
-	table[7] = (uint8_t)(0 - sum(table, base));
+	table[7] = (uint8_t)(0 - bytes_sum(table, base));
 }
 
 /* Length and entry count as built, then the checksum. */
@@ -213,7 +181,7 @@ static void table_add_extended(const uint8_t *bytes, size_t length, bool good_ch
 	memcpy(table + table_length, bytes, length);
 	table_total = table_length + length;
 	put16(table + 40, (uint16_t)length);
-	table[42] = (uint8_t)(0 - sum(bytes, length) + (good_checksum ? 0 : 1));
+	table[42] = (uint8_t)(0 - bytes_sum(bytes, length) + (good_checksum ? 0 : 1));
 	table_fix_checksum();
 }
 
@@ -238,9 +206,8 @@ static void build_typical_table(void)
 /* Parse the first @available bytes of the table, placed at the very end of an array. */
 static int parse_bytes(size_t available)
 {
-	uint8_t *copy = parse_tail + sizeof(parse_tail) - available;
+	const uint8_t *copy = copy_to_end(parse_tail, sizeof(parse_tail), table, available);
 
-	memcpy(copy, table, available);
 	return mp_config_table_parse(copy, available, &reporter, &config);
 }
 
@@ -267,15 +234,14 @@ static void put_floating_pointer(uint8_t *slot, uint32_t table_address, uint8_t 
 	slot[9] = 4;
 	slot[11] = feature1;
 	slot[12] = feature2;
-	slot[10] = (uint8_t)(0 - sum(slot, MP_FLOATING_POINTER_SIZE));
+	slot[10] = (uint8_t)(0 - bytes_sum(slot, MP_FLOATING_POINTER_SIZE));
 }
 
 /* Scan the first @length bytes of area[], placed at the very end of an array. */
 static int scan(size_t length, uint64_t physical)
 {
-	uint8_t *copy = scan_tail + sizeof(scan_tail) - length;
+	const uint8_t *copy = copy_to_end(scan_tail, sizeof(scan_tail), area, length);
 
-	memcpy(copy, area, length);
 	return mp_floating_pointer_scan(copy, length, physical, &pointer);
 }
 
@@ -330,7 +296,7 @@ static void floating_pointer_with_bad_length_is_rejected(void)
 		/* Change LENGTH and repair the checksum, so only the length is wrong. */
 		area[8] = (uint8_t)length;
 		area[10] = 0;
-		area[10] = (uint8_t)(0 - sum(area, MP_FLOATING_POINTER_SIZE));
+		area[10] = (uint8_t)(0 - bytes_sum(area, MP_FLOATING_POINTER_SIZE));
 		EXPECT_EQ(scan(64, 0xf0000), ACPI_ERROR_BAD_LENGTH);
 	}
 	/* The first rejection is what is returned when nothing valid follows. */
@@ -887,16 +853,14 @@ static const void *fake_map(uint64_t physical, size_t length, void *context)
 	recorded->calls++;
 	for (size_t i = 0; i < sizeof(segments) / sizeof(segments[0]); i++) {
 		const struct segment *segment = &segments[i];
-		uint64_t offset;
+		const void *window = fake_memory_window(segment->bytes, segment->size,
+							segment->base, physical, length);
 
-		if (physical < segment->base)
-			continue;
-		offset = physical - segment->base;
-		if (offset > segment->size || length > segment->size - offset)
+		if (!window)
 			continue;
 		if (segment->refused)
 			break;
-		return segment->bytes + offset;
+		return window;
 	}
 	recorded->refused++;
 	return NULL;

@@ -13,6 +13,8 @@
 #include <lib/multiboot2.h>
 #include <lib/string.h>
 
+#include "fake_memory.h"
+
 #define BUILD_SIZE	8192
 #define INFO_PHYSICAL	0x10000ull
 
@@ -20,18 +22,6 @@ static uint8_t build[BUILD_SIZE] __attribute__((aligned(8)));
 static size_t build_used;
 static uint8_t tail[BUILD_SIZE] __attribute__((aligned(8)));
 static struct boot_info info;
-
-static void put32(uint8_t *bytes, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
-static void put64(uint8_t *bytes, uint64_t value)
-{
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
 
 static void mb_begin(void)
 {
@@ -95,9 +85,8 @@ static void mb_finish(void)
 /* Parse the first @available bytes of the build, copied to the end of tail[]. */
 static int parse_bytes(size_t available)
 {
-	uint8_t *copy = tail + sizeof(tail) - available;
+	const uint8_t *copy = copy_to_end(tail, sizeof(tail), build, available);
 
-	memcpy(copy, build, available);
 	return multiboot2_parse(copy, available, INFO_PHYSICAL, &info);
 }
 
@@ -106,26 +95,9 @@ static int parse(void)
 	return parse_bytes(build_used);
 }
 
-static bool contains(const char *text, const char *needle)
-{
-	for (size_t start = 0; text[start] != '\0'; start++) {
-		size_t i = 0;
-
-		while (needle[i] != '\0' && text[start + i] == needle[i])
-			i++;
-		if (needle[i] == '\0')
-			return true;
-	}
-	return needle[0] == '\0';
-}
-
 static bool has_message(const char *needle)
 {
-	for (size_t i = 0; i < info.message_count; i++) {
-		if (contains(info.messages[i], needle))
-			return true;
-	}
-	return false;
+	return boot_info_has_message(&info, needle);
 }
 
 /* --- Basics ------------------------------------------------------------------- */

@@ -14,6 +14,8 @@
 #include <lib/pvh.h>
 #include <lib/string.h>
 
+#include "fake_memory.h"
+
 #define FAKE_BASE	0x100000ull
 #define PAGE		4096u
 #define FAKE_SIZE	(6 * PAGE)
@@ -35,7 +37,6 @@ static struct boot_info info;
 static const void *fake_map(uint64_t physical, size_t length, void *context)
 {
 	struct fake_stats *recorded = context;
-	uint64_t offset;
 
 	recorded->calls++;
 	recorded->total += length;
@@ -43,28 +44,10 @@ static const void *fake_map(uint64_t physical, size_t length, void *context)
 		recorded->largest = length;
 	if (physical % PAGE + length > PAGE)
 		recorded->crossed_page = true;
-	if (physical < FAKE_BASE)
-		return NULL;
-	offset = physical - FAKE_BASE;
-	if (offset > FAKE_SIZE || length > FAKE_SIZE - offset)
-		return NULL;
-	return fake + offset;
+	return fake_memory_window(fake, FAKE_SIZE, FAKE_BASE, physical, length);
 }
 
 static const struct physical_memory_access memory = { .map = fake_map, .context = &stats };
-
-static void put32(uint8_t *bytes, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
-static void put64(uint8_t *bytes, uint64_t value)
-{
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (uint8_t)(value >> (8 * i));
-}
-
 
 static uint8_t *at(uint64_t physical)
 {
@@ -126,9 +109,8 @@ static void begin(void)
 
 static int parse_bytes(size_t available, const struct physical_memory_access *access)
 {
-	uint8_t *copy = start_tail + sizeof(start_tail) - available;
+	const uint8_t *copy = copy_to_end(start_tail, sizeof(start_tail), start, available);
 
-	memcpy(copy, start, available);
 	return pvh_parse(copy, available, START_PHYSICAL, access, &info);
 }
 
@@ -137,26 +119,9 @@ static int parse(void)
 	return parse_bytes(sizeof(start), &memory);
 }
 
-static bool contains(const char *text, const char *needle)
-{
-	for (size_t begin_at = 0; text[begin_at] != '\0'; begin_at++) {
-		size_t i = 0;
-
-		while (needle[i] != '\0' && text[begin_at + i] == needle[i])
-			i++;
-		if (needle[i] == '\0')
-			return true;
-	}
-	return needle[0] == '\0';
-}
-
 static bool has_message(const char *needle)
 {
-	for (size_t i = 0; i < info.message_count; i++) {
-		if (contains(info.messages[i], needle))
-			return true;
-	}
-	return false;
+	return boot_info_has_message(&info, needle);
 }
 
 /* --- The structure itself ---------------------------------------------------------- */
@@ -293,10 +258,11 @@ static void no_rsdp_leaves_address_zero(void)
 
 static void start_info_at_top_of_address_space_saturates(void)
 {
+	const uint8_t *copy;
+
 	begin();
-	memcpy(start_tail + sizeof(start_tail) - sizeof(start), start, sizeof(start));
-	EXPECT_EQ(pvh_parse(start_tail + sizeof(start_tail) - sizeof(start), sizeof(start),
-			    UINT64_MAX - 8, &memory, &info), 0);
+	copy = copy_to_end(start_tail, sizeof(start_tail), start, sizeof(start));
+	EXPECT_EQ(pvh_parse(copy, sizeof(start), UINT64_MAX - 8, &memory, &info), 0);
 	EXPECT_EQ(info.info_end, UINT64_MAX);
 	EXPECT_TRUE(has_message("wraps"));
 }

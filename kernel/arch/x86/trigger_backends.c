@@ -41,13 +41,10 @@ uint64_t trigger_halt_window_delay_cycles;
 /* Interrupts on for the sleep only if they were on at the reset. */
 static void spin_step(const struct trigger_wait_state *state)
 {
-	if (state->irqs_were_enabled) {
-		sti();
+	if (state->irqs_were_enabled)
+		sti_relax_cli();
+	else
 		cpu_relax();
-		cli();
-	} else {
-		cpu_relax();
-	}
 }
 
 static bool past(uint64_t deadline_cycles)
@@ -101,7 +98,13 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
 		sti_mwait(trigger_mwait_hint, 0);
-		cli();
+		/*
+		 * Where MWAIT returns at once (QEMU TCG, more than one vCPU)
+		 * it returns inside the STI shadow, and TCG checks for
+		 * interrupts only then: without a window after it no
+		 * interrupt would ever be taken while waiting.
+		 */
+		sti_relax_cli();
 	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
 		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
 	} else {
@@ -136,8 +139,16 @@ static void delay_inside_window(void)
 		cpu_relax();
 }
 
+static void (*halt_window_hook)(void);
+
+void trigger_set_halt_window_hook(void (*hook)(void))
+{
+	__atomic_store_n(&halt_window_hook, hook, __ATOMIC_RELEASE);
+}
+
 static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
+	void (*hook)(void) = __atomic_load_n(&halt_window_hook, __ATOMIC_ACQUIRE);
 	unsigned int me = cpu_id();
 
 	/*
@@ -145,6 +156,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	 * caught only by the re-check, which the broken variant lacks.
 	 */
 	delay_inside_window();
+	if (hook)
+		hook();		/* the torture: a kick exactly inside the window */
 	if (state->irqs_were_enabled) {
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
@@ -224,7 +237,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	 */
 	if (state->irqs_were_enabled) {
 		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
-		cli();
+		sti_relax_cli();	/* as for MWAIT */
 	} else {
 		mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 	}
@@ -256,6 +269,8 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	if (state->irqs_were_enabled)
 		sti();
 	umwait(UMWAIT_C0_2, until);
+	if (state->irqs_were_enabled)
+		sti_relax_cli();	/* as for MWAIT */
 	cli();
 }
 

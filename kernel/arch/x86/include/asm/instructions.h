@@ -221,6 +221,18 @@ static inline void cpu_relax(void)
 	asm volatile("pause" : : : "memory");
 }
 
+/*
+ * Open a window for pending interrupts in a loop that otherwise runs with
+ * them disabled.  STI's shadow covers one instruction (a NOP here), so the
+ * PAUSE after it is where an interrupt gets in; "sti; pause; cli" would
+ * leave none under QEMU TCG, whose PAUSE ends the translation block while
+ * the shadow is still in force, so no interrupt is ever taken there.
+ */
+static inline void sti_relax_cli(void)
+{
+	asm volatile("sti\n\tnop\n\tpause\n\tcli" : : : "memory");
+}
+
 /* --- Barriers (SDM vol 3, 9.2: x86 keeps loads and stores mostly in order) - */
 
 static inline void compiler_barrier(void)
