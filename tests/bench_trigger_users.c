@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What each trigger backend does to the users it serves (make bench):
+ * stop_machine() latency and smp_call_function_single() latency with
+ * waiting, per backend.  tests/bench.cfg runs this with as many vCPUs as
+ * host cores and with 4x overcommit (-smp 8 on 2 cores), the seed's
+ * motivating case: s390 saw stop_machine take seconds with more vCPUs than
+ * CPUs, because the spinning waiters took the CPU from the ones that had
+ * work to do.
+ */
+#include <bench.h>
+#include <options.h>
+#include <smp.h>
+#include <smp_call.h>
+#include <stop_machine.h>
+#include <test.h>
+#include <time.h>
+#include <trigger_backend.h>
+#include <lib/format.h>
+
+#define ROUNDS		20
+#define WARMUP		3
+#define BUDGET_NS	(8ull * 1000 * 1000 * 1000)	/* per backend */
+
+static uint64_t samples[ROUNDS];
+static enum trigger_backend_id boot_backend;
+
+static int remember_backend(void)
+{
+	boot_backend = trigger_backend_current();
+	return 0;
+}
+
+static void restore_backend(void)
+{
+	trigger_backend_set(boot_backend);
+}
+
+static int nothing_to_stop(void *unused)
+{
+	return 0;
+}
+
+static void stop_machine_latency_per_backend(void)
+{
+	char name[64];
+
+	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
+		uint64_t start_all = now_ns();
+		size_t count = 0;
+
+		if (!trigger_backend_set(backend))
+			continue;
+		for (int round = 0; round < WARMUP + ROUNDS && now_ns() - start_all < BUDGET_NS;
+		     round++) {
+			uint64_t start = cycles();
+
+			ASSERT_EQ(stop_machine(nothing_to_stop, NULL, NULL), 0);
+			if (round >= WARMUP)
+				samples[count++] = cycles_to_ns(cycles() - start) / 1000;
+		}
+		snprintf(name, sizeof(name), "stop_machine_%s", trigger_backend_name(backend));
+		bench_report_samples(name, "us", samples, count);
+		if (count)
+			test_diag("%s: p50 %llu us over %zu rounds on %u CPUs", name,
+				  (unsigned long long)samples[count / 2], count, cpus_online());
+	}
+}
+
+static void count_call(void *counter)
+{
+	__atomic_fetch_add((unsigned long *)counter, 1, __ATOMIC_RELAXED);
+}
+
+static void call_latency_per_backend(void)
+{
+	char name[64];
+	unsigned long calls = 0;
+
+	if (cpus_online() < 2)
+		test_skip("one CPU: nobody to call");
+	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
+		uint64_t start_all = now_ns();
+		size_t count = 0;
+
+		if (!trigger_backend_set(backend))
+			continue;
+		for (int round = 0; round < WARMUP + ROUNDS && now_ns() - start_all < BUDGET_NS;
+		     round++) {
+			unsigned int target = 1 + (unsigned int)round % (cpus_present() - 1);
+			uint64_t start;
+
+			if (!cpu_is_online(target))
+				continue;
+			start = cycles();
+			ASSERT_EQ(smp_call_function_single(target, count_call, &calls, true), 0);
+			if (round >= WARMUP)
+				samples[count++] = cycles_to_ns(cycles() - start) / 1000;
+		}
+		snprintf(name, sizeof(name), "call_single_wait_%s", trigger_backend_name(backend));
+		bench_report_samples(name, "us", samples, count);
+		if (count)
+			test_diag("%s: p50 %llu us over %zu calls on %u CPUs", name,
+				  (unsigned long long)samples[count / 2], count, cpus_online());
+	}
+}
+
+static const struct test_case cases[] = {
+	TEST_CASE(stop_machine_latency_per_backend),
+	TEST_CASE(call_latency_per_backend),
+};
+TEST_SUITE(bench_trigger_users, cases, remember_backend, restore_backend);
