@@ -442,13 +442,18 @@ static void nmi_sends_do_not_retarget_an_interrupted_ipi(void)
 	EXPECT_EQ(received_by(2), icr_test_sent);
 	EXPECT_EQ(received_by(0), 0u);		/* nothing of CPU 1's went astray */
 	EXPECT_EQ(after.delivery_timeouts, before.delivery_timeouts);
-	if (lapic_mode() == APIC_MODE_XAPIC)
-		EXPECT_GT(after.nmi_window_hits, before.nmi_window_hits);
 	test_diag("%llu NMIs answered from NMI context while cpu 1 sent %llu IPIs; %llu NMIs "
 		  "landed between its two ICR writes (%s mode)", (unsigned long long)nmis,
 		  (unsigned long long)icr_test_sent,
 		  (unsigned long long)(after.nmi_window_hits - before.nmi_window_hits),
 		  apic_mode_name(lapic_mode()));
+	/*
+	 * Whether an NMI lands inside the window is up to the host's
+	 * scheduling of the vCPUs (with the host busy, none may): then the
+	 * case the test is about did not happen, which is not a pass.
+	 */
+	if (lapic_mode() == APIC_MODE_XAPIC && after.nmi_window_hits == before.nmi_window_hits)
+		test_skip("no NMI landed between the two ICR writes this run: not exercised");
 }
 
 /* --- The registry and the argument checks --------------------------------------- */
