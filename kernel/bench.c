@@ -9,10 +9,14 @@ void bench_report_value(const char *name, const char *unit, uint64_t value)
 		name, cpus_online(), unit, (unsigned long long)value);
 }
 
-/* Shell sort: in place, no recursion, fine for the few thousand samples here. */
-static void sort_samples(uint64_t *samples, size_t count)
+/* Shell sort (Ciura's gaps): in place, no recursion, integer only. */
+void bench_sort(uint64_t *samples, size_t count)
 {
-	for (size_t gap = count / 2; gap > 0; gap /= 2) {
+	static const size_t gaps[] = { 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
+
+	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		size_t gap = gaps[g];
+
 		for (size_t i = gap; i < count; i++) {
 			uint64_t value = samples[i];
 			size_t j = i;
@@ -24,8 +28,8 @@ static void sort_samples(uint64_t *samples, size_t count)
 	}
 }
 
-/* Nearest-rank percentile of sorted samples. */
-static uint64_t percentile(const uint64_t *sorted, size_t count, unsigned int percent)
+/* Nearest rank: the smallest sample with at least @percent of them at or below it. */
+uint64_t bench_percentile(const uint64_t *sorted, size_t count, unsigned int percent)
 {
 	size_t rank = (count * percent + 99) / 100;
 
@@ -36,12 +40,12 @@ void bench_report_samples(const char *name, const char *unit, uint64_t *samples,
 {
 	if (count == 0)
 		return;
-	sort_samples(samples, count);
+	bench_sort(samples, count);
 	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"cpus\":%u,\"unit\":\"%s\",\"n\":%zu,"
 		"\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu}\n",
 		name, cpus_online(), unit, count, (unsigned long long)samples[0],
-		(unsigned long long)percentile(samples, count, 50),
-		(unsigned long long)percentile(samples, count, 90),
-		(unsigned long long)percentile(samples, count, 99),
+		(unsigned long long)bench_percentile(samples, count, 50),
+		(unsigned long long)bench_percentile(samples, count, 90),
+		(unsigned long long)bench_percentile(samples, count, 99),
 		(unsigned long long)samples[count - 1]);
 }

@@ -23,6 +23,7 @@
 #include <options.h>
 #include <smp.h>
 #include <spinlock.h>
+#include <bench.h>
 #include <test.h>
 #include <time.h>
 #include <lib/format.h>
@@ -505,33 +506,6 @@ TEST_SUITE(locktorture, locktorture_cases, NULL, restore_report_hook);
 
 static uint64_t samples[BENCH_SAMPLES];
 
-/* Shell sort (Ciura's gaps, then halving): in place, integer only. */
-static void sort_samples(uint64_t *values, size_t count)
-{
-	static const size_t gaps[] = { 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
-
-	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
-		size_t gap = gaps[g];
-
-		for (size_t i = gap; i < count; i++) {
-			uint64_t value = values[i];
-			size_t j = i;
-
-			for (; j >= gap && values[j - gap] > value; j -= gap)
-				values[j] = values[j - gap];
-			values[j] = value;
-		}
-	}
-}
-
-/* Nearest rank: the smallest sample with at least @percent of them at or below it. */
-static uint64_t percentile(const uint64_t *sorted, size_t count, unsigned int percent)
-{
-	size_t rank = (count * percent + 99) / 100;
-
-	return sorted[rank ? rank - 1 : 0];
-}
-
 /* Sort @count samples, print them as a diagnostic and a BENCH line (+ @extra JSON). */
 static void report_samples(const char *name, enum spinlock_kind kind, unsigned int cpu_count,
 			   uint64_t *values, size_t count, const char *extra)
@@ -543,9 +517,9 @@ static void report_samples(const char *name, enum spinlock_kind kind, unsigned i
 			  cpu_count);
 		return;
 	}
-	sort_samples(values, count);
-	p50 = percentile(values, count, 50);
-	p99 = percentile(values, count, 99);
+	bench_sort(values, count);
+	p50 = bench_percentile(values, count, 50);
+	p99 = bench_percentile(values, count, 99);
 	test_diag("%s, %s, cpus=%u: p50 %llu cycles (%llu ns), p99 %llu cycles (%llu ns), "
 		  "%zu samples", name, spin_lock_kind_name(kind), cpu_count,
 		  (unsigned long long)p50, (unsigned long long)cycles_to_ns(p50),
@@ -555,7 +529,7 @@ static void report_samples(const char *name, enum spinlock_kind kind, unsigned i
 		"\"unit\":\"cycles\",\"n\":%zu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,"
 		"\"p99\":%llu,\"max\":%llu%s}\n",
 		name, spin_lock_kind_name(kind), cpu_count, count, (unsigned long long)values[0],
-		(unsigned long long)p50, (unsigned long long)percentile(values, count, 90),
+		(unsigned long long)p50, (unsigned long long)bench_percentile(values, count, 90),
 		(unsigned long long)p99, (unsigned long long)values[count - 1], extra);
 }
 
@@ -571,9 +545,9 @@ static void uncontended_acquire_release(void)
 		samples[i] = cycles() - start;
 	}
 	local_irq_restore(enabled);
-	sort_samples(samples, count);
+	bench_sort(samples, count);
 	test_diag("two back-to-back TSC reads (included in every sample): p50 %llu cycles",
-		  (unsigned long long)percentile(samples, count, 50));
+		  (unsigned long long)bench_percentile(samples, count, 50));
 
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		spinlock_t lock;

@@ -24,4 +24,10 @@ void bench_report_value(const char *name, const char *unit, uint64_t value);
  */
 void bench_report_samples(const char *name, const char *unit, uint64_t *samples, size_t count);
 
+/** bench_sort - sort @count samples in place, ascending */
+void bench_sort(uint64_t *samples, size_t count);
+
+/** bench_percentile - the nearest-rank @percent percentile of sorted samples */
+uint64_t bench_percentile(const uint64_t *sorted, size_t count, unsigned int percent);
+
 #endif
