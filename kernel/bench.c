@@ -1,10 +1,35 @@
 // SPDX-License-Identifier: MIT
 #include <bench.h>
 #include <console.h>
+#include <hypervisor.h>
 #include <smp.h>
+#include <time.h>
+#include <trigger_backend.h>
+
+/*
+ * Once per boot, before the first figure: what the figures were measured
+ * on, so that a results file says it itself.
+ */
+static void bench_header_once(void)
+{
+	static bool printed;
+	char model[49];
+
+	if (printed)
+		return;
+	printed = true;
+	arch_cpu_model(model, sizeof(model));
+	kprintf("    # BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":%u,"
+		"\"tsc_hz\":%llu,\"tsc_source\":\"%s\",\"cpu_model\":\"%s\","
+		"\"hypervisor\":\"%s\",\"trigger_backend\":\"%s\"}\n",
+		cpus_online(), (unsigned long long)tsc_calibration.hz,
+		clock_source_name(tsc_calibration.source), model, hypervisor_info()->signature,
+		trigger_backend_name(trigger_backend_current()));
+}
 
 void bench_report_value(const char *name, const char *unit, uint64_t value)
 {
+	bench_header_once();
 	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"cpus\":%u,\"unit\":\"%s\",\"value\":%llu}\n",
 		name, cpus_online(), unit, (unsigned long long)value);
 }
@@ -40,6 +65,7 @@ void bench_report_samples(const char *name, const char *unit, uint64_t *samples,
 {
 	if (count == 0)
 		return;
+	bench_header_once();
 	bench_sort(samples, count);
 	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"cpus\":%u,\"unit\":\"%s\",\"n\":%zu,"
 		"\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu}\n",

@@ -30,4 +30,7 @@ void bench_sort(uint64_t *samples, size_t count);
 /** bench_percentile - the nearest-rank @percent percentile of sorted samples */
 uint64_t bench_percentile(const uint64_t *sorted, size_t count, unsigned int percent);
 
+/** arch_cpu_model - the CPU's brand string (CPUID 0x80000002-4), "" if none */
+void arch_cpu_model(char *buffer, size_t size);
+
 #endif

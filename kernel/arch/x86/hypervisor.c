@@ -9,6 +9,7 @@
  * 56-byte name.  Ports are touched only after CPUID reports a hypervisor:
  * on bare metal 0x510 may belong to an unrelated device.
  */
+#include <bench.h>
 #include <hypervisor.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
@@ -102,4 +103,27 @@ long fw_cfg_read_file(const char *name, void *buffer, size_t size)
 		return file_size;
 	}
 	return -1;
+}
+
+void arch_cpu_model(char *buffer, size_t size)
+{
+	char brand[49] = "";
+	size_t start = 0, length;
+
+	if (cpuid(0x80000000).eax >= 0x80000004) {
+		for (uint32_t leaf = 0; leaf < 3; leaf++) {
+			struct cpuid_result part = cpuid(0x80000002 + leaf);
+
+			memcpy(&brand[leaf * 16], &part, 16);
+		}
+		brand[48] = '\0';
+	}
+	/* Brand strings are padded with spaces; a quote would break the JSON. */
+	while (brand[start] == ' ')
+		start++;
+	length = strlcpy(buffer, &brand[start], size);
+	for (size_t i = 0; i < length && i < size; i++) {
+		if (buffer[i] == '"' || buffer[i] == '\\')
+			buffer[i] = '\'';
+	}
 }
