@@ -21,6 +21,7 @@
 #include <time.h>
 #include <trigger.h>
 #include <trigger_backend.h>
+#include "trigger_test.h"
 #include <tsc_sync.h>
 #include <watchdog.h>
 
@@ -110,19 +111,6 @@ static void measure_wake_latency(uint64_t delay_ns, const char *workload)
 	}
 }
 
-static enum trigger_backend_id boot_backend;
-
-static int remember_backend(void)
-{
-	boot_backend = trigger_backend_current();
-	return 0;
-}
-
-static void restore_backend(void)
-{
-	trigger_backend_set(boot_backend);
-}
-
 static void wake_latency_short_waits(void)
 {
 	measure_wake_latency(5000, "short");
@@ -187,4 +175,4 @@ static const struct test_case bench_trigger_cases[] = {
 	TEST_CASE(wake_latency_long_waits),
 	TEST_CASE(host_cpu_while_all_aps_wait),
 };
-TEST_SUITE(bench_trigger, bench_trigger_cases, remember_backend, restore_backend);
+TEST_SUITE(bench_trigger, bench_trigger_cases, NULL, trigger_test_restore_boot_backend);

@@ -16,6 +16,7 @@
 #include <test.h>
 #include <time.h>
 #include <trigger_backend.h>
+#include "trigger_test.h"
 #include <lib/format.h>
 
 #define ROUNDS		20
@@ -23,19 +24,6 @@
 #define BUDGET_NS	(8ull * 1000 * 1000 * 1000)	/* per backend */
 
 static uint64_t samples[ROUNDS];
-static enum trigger_backend_id boot_backend;
-
-static int remember_backend(void)
-{
-	boot_backend = trigger_backend_current();
-	return 0;
-}
-
-static void restore_backend(void)
-{
-	trigger_backend_set(boot_backend);
-}
-
 static int nothing_to_stop(void *unused)
 {
 	return 0;
@@ -109,4 +97,4 @@ static const struct test_case cases[] = {
 	TEST_CASE(stop_machine_latency_per_backend),
 	TEST_CASE(call_latency_per_backend),
 };
-TEST_SUITE(bench_trigger_users, cases, remember_backend, restore_backend);
+TEST_SUITE(bench_trigger_users, cases, NULL, trigger_test_restore_boot_backend);

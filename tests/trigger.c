@@ -21,6 +21,7 @@
 #include <timer.h>
 #include <trigger.h>
 #include <trigger_backend.h>
+#include "trigger_test.h"
 #include <watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
@@ -29,17 +30,9 @@
 #define REMOTE_TIMEOUT_NS	(2ull * 1000 * 1000 * 1000)
 #define MILLISECOND		1000000ull
 
-static enum trigger_backend_id boot_backend;
-
-static int remember_backend(void)
-{
-	boot_backend = trigger_backend_current();
-	return 0;
-}
-
 static void restore_backend(void)
 {
-	trigger_backend_set(boot_backend);
+	trigger_test_restore_boot_backend();
 	trigger_set_misuse_hook(NULL);
 	trigger_set_broken_hlt(false);
 	trigger_set_halt_window_delay(0);
@@ -433,7 +426,7 @@ static const struct test_case trigger_cases[] = {
 	TEST_CASE(misuse_is_reported),
 	TEST_CASE(backend_stays_bound_for_the_whole_sequence),
 };
-TEST_SUITE(trigger, trigger_cases, remember_backend, restore_backend);
+TEST_SUITE(trigger, trigger_cases, NULL, restore_backend);
 
 /* --- Selection ---------------------------------------------------------------------- */
 
@@ -447,11 +440,14 @@ static void auto_choice_follows_cpuid_and_the_measurement(void)
 	EXPECT_EQ(trigger_choose_auto(true, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
 	EXPECT_EQ(trigger_choose_auto(false, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
 	EXPECT_EQ(trigger_choose_auto(true, true, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
-	if (kernel_options.trigger_backend == TRIGGER_BACKEND_AUTO)
-		EXPECT_EQ(boot_backend, trigger_choose_auto(mwait, trigger_mwait_sleeps(),
-							    virtualized, &reason));
+	if (kernel_options.trigger_backend == TRIGGER_BACKEND_AUTO) {
+		enum trigger_backend_id expected = trigger_choose_auto(mwait, trigger_mwait_sleeps(),
+								       virtualized, &reason);
+
+		EXPECT_EQ(trigger_backend_boot_choice(), expected);
+	}
 	test_diag("boot choice %s; MONITOR/MWAIT %s, MWAIT %s, %s",
-		  trigger_backend_name(boot_backend), mwait ? "offered" : "absent",
+		  trigger_backend_name(trigger_backend_boot_choice()), mwait ? "offered" : "absent",
 		  trigger_mwait_sleeps() ? "sleeps" : "does not sleep",
 		  virtualized ? "virtualized" : "bare metal");
 	/* Under TCG with more than one vCPU MWAIT returns at once (QEMU-NOTES.md). */
@@ -489,7 +485,7 @@ static void backends_the_cpu_lacks_are_refused_naming_the_bit(void)
 				  trigger_backend_name(gated[i].backend), missing);
 		}
 	}
-	EXPECT_TRUE(trigger_backend_set(boot_backend));
+	EXPECT_TRUE(trigger_backend_set(trigger_backend_boot_choice()));
 }
 
 static void names_round_trip(void)
@@ -509,4 +505,4 @@ static const struct test_case selection_cases[] = {
 	TEST_CASE(backends_the_cpu_lacks_are_refused_naming_the_bit),
 	TEST_CASE(names_round_trip),
 };
-TEST_SUITE(trigger_selection, selection_cases, remember_backend, restore_backend);
+TEST_SUITE(trigger_selection, selection_cases, NULL, restore_backend);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <trigger.h>
 #include <trigger_backend.h>
+#include "trigger_test.h"
 #include <watchdog.h>
 
 #define LOST_DEADLINE_NS	(200ull * 1000 * 1000)
@@ -210,11 +211,8 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 	round_state.unrescued = 0;
 }
 
-static enum trigger_backend_id boot_backend;
-
 static int torture_init(void)
 {
-	boot_backend = trigger_backend_current();
 	trigger_init(&round_state.trigger);
 	round_state.flag = 0;
 	if (cpus_online() < 2)
@@ -229,7 +227,7 @@ static void torture_exit(void)
 	trigger_set_halt_window_delay(0);
 	trigger_set_halt_window_hook(NULL);
 	trigger_set_broken_hlt(false);
-	trigger_backend_set(boot_backend);
+	trigger_test_restore_boot_backend();
 }
 
 static void every_wait_ends_for_every_backend(void)

@@ -60,6 +60,9 @@ bool trigger_backend_set(enum trigger_backend_id backend);
 
 enum trigger_backend_id trigger_backend_current(void);
 
+/** trigger_backend_boot_choice - what trigger_boot_init() selected (tests put it back) */
+enum trigger_backend_id trigger_backend_boot_choice(void);
+
 /**
  * trigger_choose_auto - what "auto" picks given what the CPU offers and
  * whether MWAIT was seen to sleep; pure, so its logic is testable anywhere

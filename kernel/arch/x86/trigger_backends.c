@@ -331,6 +331,12 @@ static volatile uint64_t mwait_probe_line[TRIGGER_CACHE_LINE / 8]
 	__attribute__((aligned(TRIGGER_CACHE_LINE)));
 static bool mwait_sleeps;
 static uint64_t spin_budget_ns;
+static enum trigger_backend_id boot_choice = TRIGGER_BACKEND_SPIN;
+
+enum trigger_backend_id trigger_backend_boot_choice(void)
+{
+	return boot_choice;
+}
 
 bool trigger_mwait_sleeps(void)
 {
@@ -455,6 +461,7 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	else
 		chosen = requested;
 	trigger_backend_set(chosen);
+	boot_choice = chosen;
 
 	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
 		  reason ? reason : "trigger= on the command line");
