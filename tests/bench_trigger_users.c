@@ -29,7 +29,12 @@ static int nothing_to_stop(void *unused)
 	return 0;
 }
 
-static void stop_machine_latency_per_backend(void)
+/*
+ * Time @operation (which returns false when a round has nothing to time)
+ * with every backend this CPU offers, reporting "<prefix>_<backend>".
+ */
+static void measure_per_backend(const char *prefix, const char *what,
+				bool (*operation)(unsigned int round))
 {
 	char name[64];
 
@@ -39,58 +44,54 @@ static void stop_machine_latency_per_backend(void)
 
 		if (!trigger_backend_set(backend))
 			continue;
-		for (int round = 0; round < WARMUP + ROUNDS && now_ns() - start_all < BUDGET_NS;
-		     round++) {
+		for (unsigned int round = 0;
+		     round < WARMUP + ROUNDS && now_ns() - start_all < BUDGET_NS; round++) {
 			uint64_t start = cycles();
 
-			ASSERT_EQ(stop_machine(nothing_to_stop, NULL, NULL), 0);
-			if (round >= WARMUP)
+			if (operation(round) && round >= WARMUP)
 				samples[count++] = cycles_to_ns(cycles() - start) / 1000;
 		}
-		snprintf(name, sizeof(name), "stop_machine_%s", trigger_backend_name(backend));
+		snprintf(name, sizeof(name), "%s_%s", prefix, trigger_backend_name(backend));
 		bench_report_samples(name, "us", samples, count);
 		if (count)
-			test_diag("%s: p50 %llu us over %zu rounds on %u CPUs", name,
-				  (unsigned long long)samples[count / 2], count, cpus_online());
+			test_diag("%s: p50 %llu us over %zu %s on %u CPUs", name,
+				  (unsigned long long)samples[count / 2], count, what, cpus_online());
 	}
 }
+
+static bool one_stop_machine(unsigned int round)
+{
+	ASSERT_EQ(stop_machine(nothing_to_stop, NULL, NULL), 0);
+	return true;
+}
+
+static void stop_machine_latency_per_backend(void)
+{
+	measure_per_backend("stop_machine", "rounds", one_stop_machine);
+}
+
+static unsigned long calls;
 
 static void count_call(void *counter)
 {
 	__atomic_fetch_add((unsigned long *)counter, 1, __ATOMIC_RELAXED);
 }
 
+static bool one_call(unsigned int round)
+{
+	unsigned int target = 1 + round % (cpus_present() - 1);
+
+	if (!cpu_is_online(target))
+		return false;
+	ASSERT_EQ(smp_call_function_single(target, count_call, &calls, true), 0);
+	return true;
+}
+
 static void call_latency_per_backend(void)
 {
-	char name[64];
-	unsigned long calls = 0;
-
 	if (cpus_online() < 2)
 		test_skip("one CPU: nobody to call");
-	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
-		uint64_t start_all = now_ns();
-		size_t count = 0;
-
-		if (!trigger_backend_set(backend))
-			continue;
-		for (int round = 0; round < WARMUP + ROUNDS && now_ns() - start_all < BUDGET_NS;
-		     round++) {
-			unsigned int target = 1 + (unsigned int)round % (cpus_present() - 1);
-			uint64_t start;
-
-			if (!cpu_is_online(target))
-				continue;
-			start = cycles();
-			ASSERT_EQ(smp_call_function_single(target, count_call, &calls, true), 0);
-			if (round >= WARMUP)
-				samples[count++] = cycles_to_ns(cycles() - start) / 1000;
-		}
-		snprintf(name, sizeof(name), "call_single_wait_%s", trigger_backend_name(backend));
-		bench_report_samples(name, "us", samples, count);
-		if (count)
-			test_diag("%s: p50 %llu us over %zu calls on %u CPUs", name,
-				  (unsigned long long)samples[count / 2], count, cpus_online());
-	}
+	measure_per_backend("call_single_wait", "calls", one_call);
 }
 
 static const struct test_case cases[] = {
