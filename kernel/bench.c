@@ -2,9 +2,43 @@
 #include <bench.h>
 #include <console.h>
 #include <hypervisor.h>
+#include <irq.h>
 #include <smp.h>
+#include <test.h>
 #include <time.h>
 #include <trigger_backend.h>
+#include <lib/format.h>
+#include <lib/statistics.h>
+#include <lib/string.h>
+
+#define OVERHEAD_PAIRS	1000
+
+/*
+ * Every sample is "TSC after - TSC before", so it includes one TSC read's
+ * worth of cost that the measured operation did not have.  The median of
+ * back-to-back pairs is that cost; measured with interrupts off so that no
+ * timer tick lands inside a pair.
+ */
+uint64_t bench_timer_overhead_cycles(void)
+{
+	static uint64_t pairs[OVERHEAD_PAIRS];
+	static uint64_t overhead;
+	static bool measured;
+	bool enabled;
+
+	if (measured)
+		return overhead;
+	enabled = local_irq_save();
+	for (size_t i = 0; i < OVERHEAD_PAIRS; i++) {
+		uint64_t before = cycles();
+
+		pairs[i] = cycles() - before;
+	}
+	local_irq_restore(enabled);
+	overhead = median_u64(pairs, OVERHEAD_PAIRS);
+	measured = true;
+	return overhead;
+}
 
 /*
  * Once per boot, before the first figure: what the figures were measured
@@ -21,10 +55,11 @@ static void bench_header_once(void)
 	arch_cpu_model(model, sizeof(model));
 	kprintf("    # BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":%u,"
 		"\"tsc_hz\":%llu,\"tsc_source\":\"%s\",\"cpu_model\":\"%s\","
-		"\"hypervisor\":\"%s\",\"trigger_backend\":\"%s\"}\n",
+		"\"hypervisor\":\"%s\",\"trigger_backend\":\"%s\",\"timer_overhead_cycles\":%llu}\n",
 		cpus_online(), (unsigned long long)tsc_calibration.hz,
 		clock_source_name(tsc_calibration.source), model, hypervisor_info()->signature,
-		trigger_backend_name(trigger_backend_current()));
+		trigger_backend_name(trigger_backend_boot_choice()),
+		(unsigned long long)bench_timer_overhead_cycles());
 }
 
 void bench_report_value(const char *name, const char *unit, uint64_t value)
@@ -34,44 +69,58 @@ void bench_report_value(const char *name, const char *unit, uint64_t value)
 		name, cpus_online(), unit, (unsigned long long)value);
 }
 
-/* Shell sort (Ciura's gaps): in place, no recursion, integer only. */
-void bench_sort(uint64_t *samples, size_t count)
+/* @cycles in @unit ("cycles", "ns", "us"), integer. */
+static uint64_t cycles_in_unit(uint64_t cycles, const char *unit)
 {
-	static const size_t gaps[] = { 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
-
-	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
-		size_t gap = gaps[g];
-
-		for (size_t i = gap; i < count; i++) {
-			uint64_t value = samples[i];
-			size_t j = i;
-
-			for (; j >= gap && samples[j - gap] > value; j -= gap)
-				samples[j] = samples[j - gap];
-			samples[j] = value;
-		}
-	}
+	if (strcmp(unit, "ns") == 0)
+		return cycles_to_ns(cycles);
+	if (strcmp(unit, "us") == 0)
+		return cycles_to_ns(cycles) / 1000;
+	return cycles;
 }
 
-/* Nearest rank: the smallest sample with at least @percent of them at or below it. */
-uint64_t bench_percentile(const uint64_t *sorted, size_t count, unsigned int percent)
+void bench_report_cycles(const struct bench_figure *figure, uint64_t *samples, size_t count)
 {
-	size_t rank = (count * percent + 99) / 100;
+	uint64_t overhead = bench_timer_overhead_cycles();
+	const char *backend = figure->backend ? figure->backend : "";
+	unsigned int cpu_count = figure->cpus ? figure->cpus : cpus_online();
+	struct sample_summary summary;
+	char backend_member[48] = "";
+	size_t clamped;
 
-	return sorted[rank ? rank - 1 : 0];
-}
-
-void bench_report_samples(const char *name, const char *unit, uint64_t *samples, size_t count)
-{
-	if (count == 0)
-		return;
 	bench_header_once();
-	bench_sort(samples, count);
-	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"cpus\":%u,\"unit\":\"%s\",\"n\":%zu,"
-		"\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu}\n",
-		name, cpus_online(), unit, count, (unsigned long long)samples[0],
-		(unsigned long long)bench_percentile(samples, count, 50),
-		(unsigned long long)bench_percentile(samples, count, 90),
-		(unsigned long long)bench_percentile(samples, count, 99),
-		(unsigned long long)samples[count - 1]);
+	if (count == 0) {
+		test_diag("%s%s%s: no samples", figure->name, *backend ? " " : "", backend);
+		return;
+	}
+	clamped = subtract_overhead(samples, count, overhead);
+	for (size_t i = 0; i < count; i++)
+		samples[i] = cycles_in_unit(samples[i], figure->unit);
+	summarize_samples(samples, count, &summary);
+	summary.clamped = clamped;
+
+	test_diag("%s%s%s, %u CPUs: p50 %llu %s, p90 %llu, p99 %llu, min %llu, max %llu; n %zu, "
+		  "%zu outliers above %llu, %u warm-up rounds discarded, %llu cycles timer overhead "
+		  "subtracted%s", figure->name, *backend ? " " : "", backend, cpu_count,
+		  (unsigned long long)summary.p50, figure->unit, (unsigned long long)summary.p90,
+		  (unsigned long long)summary.p99, (unsigned long long)summary.min,
+		  (unsigned long long)summary.max, summary.count, summary.outliers,
+		  (unsigned long long)summary.outlier_fence, figure->warmup,
+		  (unsigned long long)overhead,
+		  summary.count < 100 ? " (under 100 samples: p99 is the max)" : "");
+	if (*backend)
+		snprintf(backend_member, sizeof(backend_member), "\"backend\":\"%s\",", backend);
+	/* One kprintf: tools/bench wants "# BENCH {" and the object on one line. */
+	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",%s\"cpus\":%u,\"unit\":\"%s\",\"n\":%zu,"
+		"\"warmup\":%u,\"overhead\":%llu,\"min\":%llu,\"p25\":%llu,\"p50\":%llu,"
+		"\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu,\"outliers\":%zu,"
+		"\"outlier_fence\":%llu,\"clamped\":%zu%s}\n",
+		figure->name, backend_member, cpu_count, figure->unit, summary.count,
+		figure->warmup, (unsigned long long)cycles_in_unit(overhead, figure->unit),
+		(unsigned long long)summary.min, (unsigned long long)summary.p25,
+		(unsigned long long)summary.p50, (unsigned long long)summary.p75,
+		(unsigned long long)summary.p90, (unsigned long long)summary.p99,
+		(unsigned long long)summary.max, summary.outliers,
+		(unsigned long long)summary.outlier_fence, summary.clamped,
+		figure->extra ? figure->extra : "");
 }

@@ -39,7 +39,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
-	suites = test_select(kernel_options.test);	/* test=GLOB */
+	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
+			     kernel_options.bench);
 	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */

@@ -28,16 +28,28 @@ struct option {
 	bool (*apply)(const struct cmdline_word *word, const char **error);
 };
 
-static bool apply_test(const struct cmdline_word *word, const char **error)
+/* A glob list into @buffer: test= and bench=. */
+static bool apply_glob_list(const struct cmdline_word *word, const char **error, char *buffer,
+			    size_t size)
 {
 	if (!word->has_value || word->value_length == 0)
 		return false;
-	if (word->value_length >= sizeof(kernel_options.test)) {
+	if (word->value_length >= size) {
 		*error = "too long";
 		return false;
 	}
-	cmdline_copy_value(word, kernel_options.test, sizeof(kernel_options.test));
+	cmdline_copy_value(word, buffer, size);
 	return true;
+}
+
+static bool apply_test(const struct cmdline_word *word, const char **error)
+{
+	return apply_glob_list(word, error, kernel_options.test, sizeof(kernel_options.test));
+}
+
+static bool apply_bench(const struct cmdline_word *word, const char **error)
+{
+	return apply_glob_list(word, error, kernel_options.bench, sizeof(kernel_options.bench));
 }
 
 static bool apply_seed(const struct cmdline_word *word, const char **error)
@@ -176,6 +188,7 @@ static bool apply_exit(const struct cmdline_word *word, const char **error)
 
 static const struct option known_options[] = {
 	{ "test", "a glob list, e.g. lib_*,paging", apply_test },
+	{ "bench", "a glob list of benchmarks, e.g. trigger*,ipi", apply_bench },
 	{ "seed", "a number", apply_seed },
 	{ "repeat", "1..100000", apply_repeat },
 	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },

@@ -43,7 +43,8 @@ static struct {
 	struct random_state random;
 } running;
 
-static const char *selection;
+static const char *selection;		/* test= */
+static const char *bench_selection;	/* bench= */
 
 /*
  * Suites that run only when test= names them, never as part of
@@ -51,7 +52,8 @@ static const char *selection;
  * hanging or panicking on purpose (tests/selftest.c); bench_* measure
  * rather than test (make bench).
  */
-static const char *const explicit_only_prefixes[] = { "selftest_", "bench_" };
+#define BENCH_PREFIX "bench_"
+static const char *const explicit_only_prefixes[] = { "selftest_", BENCH_PREFIX };
 
 /* The explicit-only prefix @suite has, or NULL. */
 static const char *explicit_only_prefix(const struct test_suite *suite)
@@ -78,13 +80,32 @@ static bool selection_names_prefix(const char *prefix)
 	return false;
 }
 
+/* bench=: a benchmark suite or case, named with or without its "bench_" prefix. */
+static bool bench_case_selected(const struct test_suite *suite, const struct test_case *test_case)
+{
+	const char *short_name = suite->name + strlen(BENCH_PREFIX);
+	char full_name[160], short_full_name[160];
+
+	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
+	snprintf(short_full_name, sizeof(short_full_name), "%s.%s", short_name, test_case->name);
+	return glob_match_list(bench_selection, suite->name) ||
+	       glob_match_list(bench_selection, short_name) ||
+	       glob_match_list(bench_selection, full_name) ||
+	       glob_match_list(bench_selection, short_full_name);
+}
+
 static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
 {
 	char full_name[160];
 	const char *prefix = explicit_only_prefix(suite);
+	bool tests_given = selection && selection[0] != '\0';
+	bool benchmarks_given = bench_selection && bench_selection[0] != '\0';
 
-	if (!selection || selection[0] == '\0')
-		return prefix == NULL;
+	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
+	    bench_case_selected(suite, test_case))
+		return true;
+	if (!tests_given)
+		return !benchmarks_given && prefix == NULL;
 	if (prefix && !selection_names_prefix(prefix))
 		return false;
 	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
@@ -100,11 +121,12 @@ static size_t selected_case_count(const struct test_suite *suite)
 	return count;
 }
 
-unsigned int test_select(const char *globs)
+unsigned int test_select(const char *tests, const char *benchmarks)
 {
 	unsigned int suites = 0;
 
-	selection = globs;
+	selection = tests;
+	bench_selection = benchmarks;
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++)
 		suites += selected_case_count(*suite) > 0;

@@ -4,8 +4,9 @@
  * round trip (unicast, broadcast, self, NMI), cross-CPU call latency
  * (single, many against the number of targets, all, each) and stop_machine
  * latency, each to targets that spin with interrupts enabled and to targets
- * halted in their idle loop.  Medians and p99 in TSC cycles (and ns), the
- * warm-up discarded; one "# BENCH {...}" line per figure (bench.h).
+ * halted in their idle loop.  Distributions in TSC cycles, the warm-up
+ * discarded and the timer overhead subtracted; one "# BENCH {...}" line
+ * per figure (bench.h).
  *
  * A round trip is TSC before the send to TSC when the sender sees the
  * handler's acknowledgement; delivery is TSC before the send to TSC at the
@@ -44,22 +45,18 @@ static uint64_t samples[SAMPLES_MAX];
 static uint64_t delivery[SAMPLES_MAX];
 static uint64_t send_cost[SAMPLES_MAX];
 
-/* Report @count samples: the BENCH line (which sorts them), then a readable diagnostic. */
+/* Report @count samples of TSC cycles, @warmup rounds discarded before them. */
+static void report_after_warmup(const char *name, uint64_t *values, size_t count,
+				unsigned int warmup)
+{
+	const struct bench_figure figure = { .name = name, .unit = "cycles", .warmup = warmup };
+
+	bench_report_cycles(&figure, values, count);
+}
+
 static void report(const char *name, uint64_t *values, size_t count)
 {
-	size_t p50, p99;
-
-	if (count == 0) {
-		test_diag("%s: no samples", name);
-		return;
-	}
-	bench_report_samples(name, "cycles", values, count);
-	p50 = (count * 50 + 99) / 100 - 1;
-	p99 = (count * 99 + 99) / 100 - 1;
-	test_diag("%s: p50 %llu cycles (%llu ns), p99 %llu cycles (%llu ns), %zu samples", name,
-		  (unsigned long long)values[p50], (unsigned long long)cycles_to_ns(values[p50]),
-		  (unsigned long long)values[p99], (unsigned long long)cycles_to_ns(values[p99]),
-		  count);
+	report_after_warmup(name, values, count, WARMUP);
 }
 
 /* --- Targets that spin ------------------------------------------------------- */
@@ -590,7 +587,7 @@ static size_t measure_stop_machine(void)
 
 static void stop_machine_with_the_others_halted(void)
 {
-	report("stop_machine_halted", samples, measure_stop_machine());
+	report_after_warmup("stop_machine_halted", samples, measure_stop_machine(), STOP_WARMUP);
 }
 
 static void stop_machine_with_the_others_spinning(void)
@@ -601,7 +598,8 @@ static void stop_machine_with_the_others_spinning(void)
 		test_skip("one CPU: no other CPU");
 	others(&targets);
 	ASSERT_TRUE(spinners_start(&targets));
-	report("stop_machine_spinning", samples, measure_stop_machine());
+	report_after_warmup("stop_machine_spinning", samples, measure_stop_machine(),
+			    STOP_WARMUP);
 	spinners_end(&targets);
 }
 

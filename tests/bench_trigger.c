@@ -25,9 +25,9 @@
 #include <tsc_sync.h>
 #include <watchdog.h>
 
-#define SAMPLES_PER_PAIR	40
-#define WARMUP_ROUNDS		5
-#define MAX_SAMPLES		(SAMPLES_PER_PAIR * 16)
+#define TARGET_SAMPLES		400	/* per backend: a p99 from 4 samples above it */
+#define WARMUP_ROUNDS		5	/* per waiting CPU, discarded */
+#define BACKEND_BUDGET_NS	(4000ull * 1000 * 1000)
 #define REMOTE_TIMEOUT_NS	(2ull * 1000 * 1000 * 1000)
 
 static struct {
@@ -77,7 +77,32 @@ static uint64_t one_wake(unsigned int waiter, uint64_t delay_ns)
 	return wake.woke_at > wake.kicked_at ? wake.woke_at - wake.kicked_at : 0;
 }
 
-static uint64_t samples[MAX_SAMPLES];
+static uint64_t samples[TARGET_SAMPLES];
+
+/*
+ * Wake-ups for one backend, the waiting CPUs taken in turn so that every
+ * pair counts alike; the first WARMUP_ROUNDS of each CPU discarded.  Stops
+ * at TARGET_SAMPLES or the time budget.
+ */
+static size_t measure_backend(uint64_t delay_ns)
+{
+	uint64_t start = now_ns();
+	unsigned int rounds[MAX_CPUS] = { 0 };
+	unsigned int waiter = 0;
+	size_t count = 0;
+
+	while (count < TARGET_SAMPLES && now_ns() - start < BACKEND_BUDGET_NS) {
+		uint64_t latency;
+
+		do
+			waiter = waiter + 1 < cpus_present() ? waiter + 1 : 1;
+		while (!cpu_is_online(waiter));
+		latency = one_wake(waiter, delay_ns);
+		if (rounds[waiter]++ >= WARMUP_ROUNDS && latency)
+			samples[count++] = latency;
+	}
+	return count;
+}
 
 static void measure_wake_latency(uint64_t delay_ns, const char *workload)
 {
@@ -87,27 +112,17 @@ static void measure_wake_latency(uint64_t delay_ns, const char *workload)
 		test_skip("one CPU: nobody to wake");
 	if (!cross_cpu_timing_reliable())
 		test_skip("the CPUs' TSCs disagree: cross-CPU latencies refused");
+	snprintf(name, sizeof(name), "trigger_wake_%s", workload);
 	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
-		size_t count = 0;
+		struct bench_figure figure = {
+			.name = name, .backend = trigger_backend_name(backend), .unit = "ns",
+			.warmup = WARMUP_ROUNDS * (cpus_online() - 1),
+		};
 
 		if (!trigger_backend_set(backend))
 			continue;
 		trigger_init(&wake.trigger);
-		for (unsigned int waiter = 1; waiter < cpus_present() && count < MAX_SAMPLES; waiter++) {
-			if (!cpu_is_online(waiter))
-				continue;
-			for (int round = 0; round < WARMUP_ROUNDS + SAMPLES_PER_PAIR; round++) {
-				uint64_t latency = one_wake(waiter, delay_ns);
-
-				if (round >= WARMUP_ROUNDS && latency && count < MAX_SAMPLES)
-					samples[count++] = cycles_to_ns(latency);
-			}
-		}
-		snprintf(name, sizeof(name), "trigger_wake_%s_%s", workload, trigger_backend_name(backend));
-		bench_report_samples(name, "ns", samples, count);
-		if (count)
-			test_diag("%s: p50 %llu ns over %zu wake-ups", name,
-				  (unsigned long long)samples[count / 2], count);
+		bench_report_cycles(&figure, samples, measure_backend(delay_ns));
 	}
 }
 

@@ -17,13 +17,13 @@
 #include <time.h>
 #include <trigger_backend.h>
 #include "trigger_test.h"
-#include <lib/format.h>
 
-#define ROUNDS		20
+#define ROUNDS		100
 #define WARMUP		3
-#define BUDGET_NS	(8ull * 1000 * 1000 * 1000)	/* per backend */
+#define BUDGET_NS	(5ull * 1000 * 1000 * 1000)	/* per backend */
 
 static uint64_t samples[ROUNDS];
+
 static int nothing_to_stop(void *unused)
 {
 	return 0;
@@ -31,14 +31,15 @@ static int nothing_to_stop(void *unused)
 
 /*
  * Time @operation (which returns false when a round has nothing to time)
- * with every backend this CPU offers, reporting "<prefix>_<backend>".
+ * with every backend this CPU offers, one figure @name per backend.
  */
-static void measure_per_backend(const char *prefix, const char *what,
-				bool (*operation)(unsigned int round))
+static void measure_per_backend(const char *name, bool (*operation)(unsigned int round))
 {
-	char name[64];
-
 	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
+		const struct bench_figure figure = {
+			.name = name, .backend = trigger_backend_name(backend), .unit = "ns",
+			.warmup = WARMUP,
+		};
 		uint64_t start_all = now_ns();
 		size_t count = 0;
 
@@ -49,13 +50,9 @@ static void measure_per_backend(const char *prefix, const char *what,
 			uint64_t start = cycles();
 
 			if (operation(round) && round >= WARMUP)
-				samples[count++] = cycles_to_ns(cycles() - start) / 1000;
+				samples[count++] = cycles() - start;
 		}
-		snprintf(name, sizeof(name), "%s_%s", prefix, trigger_backend_name(backend));
-		bench_report_samples(name, "us", samples, count);
-		if (count)
-			test_diag("%s: p50 %llu us over %zu %s on %u CPUs", name,
-				  (unsigned long long)samples[count / 2], count, what, cpus_online());
+		bench_report_cycles(&figure, samples, count);
 	}
 }
 
@@ -67,7 +64,7 @@ static bool one_stop_machine(unsigned int round)
 
 static void stop_machine_latency_per_backend(void)
 {
-	measure_per_backend("stop_machine", "rounds", one_stop_machine);
+	measure_per_backend("stop_machine", one_stop_machine);
 }
 
 static unsigned long calls;
@@ -91,7 +88,7 @@ static void call_latency_per_backend(void)
 {
 	if (cpus_online() < 2)
 		test_skip("one CPU: nobody to call");
-	measure_per_backend("call_single_wait", "calls", one_call);
+	measure_per_backend("call_single_wait", one_call);
 }
 
 static const struct test_case cases[] = {

@@ -516,48 +516,23 @@ TEST_SUITE(locktorture, locktorture_cases, NULL, restore_report_hook);
 
 static uint64_t samples[BENCH_SAMPLES];
 
-/* Sort @count samples, print them as a diagnostic and a BENCH line (+ @extra JSON). */
+/* Report @count samples of TSC cycles; the lock kind is the figure's "backend". */
 static void report_samples(const char *name, enum spinlock_kind kind, unsigned int cpu_count,
-			   uint64_t *values, size_t count, const char *extra)
+			   unsigned int warmup, uint64_t *values, size_t count, const char *extra)
 {
-	uint64_t p50, p99;
+	const struct bench_figure figure = {
+		.name = name, .backend = spin_lock_kind_name(kind), .unit = "cycles",
+		.cpus = cpu_count, .warmup = warmup, .extra = extra,
+	};
 
-	if (count == 0) {
-		test_diag("%s, %s, cpus=%u: no samples", name, spin_lock_kind_name(kind),
-			  cpu_count);
-		return;
-	}
-	bench_sort(values, count);
-	p50 = bench_percentile(values, count, 50);
-	p99 = bench_percentile(values, count, 99);
-	test_diag("%s, %s, cpus=%u: p50 %llu cycles (%llu ns), p99 %llu cycles (%llu ns), "
-		  "%zu samples", name, spin_lock_kind_name(kind), cpu_count,
-		  (unsigned long long)p50, (unsigned long long)cycles_to_ns(p50),
-		  (unsigned long long)p99, (unsigned long long)cycles_to_ns(p99), count);
-	/* Not test_diag(): tools/bench wants "# BENCH {" with nothing between. */
-	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"lock\":\"%s\",\"cpus\":%u,"
-		"\"unit\":\"cycles\",\"n\":%zu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,"
-		"\"p99\":%llu,\"max\":%llu%s}\n",
-		name, spin_lock_kind_name(kind), cpu_count, count, (unsigned long long)values[0],
-		(unsigned long long)p50, (unsigned long long)bench_percentile(values, count, 90),
-		(unsigned long long)p99, (unsigned long long)values[count - 1], extra);
+	bench_report_cycles(&figure, values, count);
 }
 
 static void uncontended_acquire_release(void)
 {
 	static const enum spinlock_kind kinds[] = { SPINLOCK_TICKET, SPINLOCK_MCS };
 	size_t count = kernel_options.torture_long ? BENCH_SAMPLES : 10000;
-	bool enabled = local_irq_save();	/* no timer interrupt inside a sample */
-
-	for (size_t i = 0; i < count; i++) {
-		uint64_t start = cycles();
-
-		samples[i] = cycles() - start;
-	}
-	local_irq_restore(enabled);
-	bench_sort(samples, count);
-	test_diag("two back-to-back TSC reads (included in every sample): p50 %llu cycles",
-		  (unsigned long long)bench_percentile(samples, count, 50));
+	bool enabled;
 
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		spinlock_t lock;
@@ -573,7 +548,8 @@ static void uncontended_acquire_release(void)
 				samples[i - BENCH_WARMUP] = cycles() - start;
 		}
 		local_irq_restore(enabled);
-		report_samples("spin_lock_unlock_uncontended", kinds[k], 1, samples, count, "");
+		report_samples("spin_lock_unlock_uncontended", kinds[k], 1, BENCH_WARMUP, samples,
+			       count, "");
 	}
 }
 
@@ -680,7 +656,8 @@ static void contended_run(enum spinlock_kind kind, unsigned int cpu_count)
 		  least, fairness);
 	snprintf(extra, sizeof(extra), ",\"acquisitions_per_s\":%llu,\"fairness_pct\":%lu",
 		 (unsigned long long)per_second, fairness);
-	report_samples("spin_lock_contended_acquire", kind, cpu_count, samples, count, extra);
+	report_samples("spin_lock_contended_acquire", kind, cpu_count, BENCH_CONTENDED_WARMUP,
+		       samples, count, extra);
 }
 
 static void contended_throughput_and_fairness(void)

@@ -17,6 +17,7 @@
 
 struct kernel_options {
 	char test[OPTION_GLOB_SIZE];	/* test=GLOB[,GLOB]: suites or suite.case; "" all */
+	char bench[OPTION_GLOB_SIZE];	/* bench=GLOB[,GLOB]: benchmarks, bench_ prefix optional */
 	uint64_t seed;			/* seed=N: the pseudo-random stream */
 	bool seed_given;
 	unsigned int repeat;		/* repeat=N: run each selected case N times */

@@ -7,11 +7,16 @@
 #include <machine.h>
 
 /**
- * test_select - choose the cases matching @globs (comma-separated globs
- * over "suite" and "suite.case"; "" selects everything)
- * Returns the number of suites with at least one selected case.
+ * test_select - choose the cases to run
+ * @tests: comma-separated globs over "suite" and "suite.case" (test=);
+ *         "" selects every suite but the selftest_* and bench_* ones
+ * @benchmarks: globs over the bench_* suites (bench=), matched with and
+ *         without their "bench_" prefix; "" selects none
+ *
+ * With only @benchmarks given just the benchmarks run; with both, the
+ * cases either selects.  Returns the number of suites with a selected case.
  */
-unsigned int test_select(const char *globs);
+unsigned int test_select(const char *tests, const char *benchmarks);
 
 /**
  * test_run_selected - run the selected suites in name order, printing KTAP
