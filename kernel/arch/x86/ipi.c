@@ -3,10 +3,11 @@
  * Sending IPIs through the local APIC's interrupt command register (SDM
  * vol 3, 12.6.1), and the dispatcher of the vectors 0xe2..0xef (ipi.h).
  *
- * The ICR is reached here directly rather than through lapic_send_ipi():
- * the shorthands, the bounded delivery-status polls and the NMI path's save
- * and restore of ICR high all need the register itself.  The mode (xAPIC or
- * x2APIC) is the one lapic.c chose for every CPU.
+ * This file is the only writer of the ICR (apic_icr_send(), which lapic.c's
+ * INIT/SIPI and wake senders use too): the shorthands, the bounded
+ * delivery-status polls and the NMI path's save and restore of ICR high
+ * live in one place.  The mode (xAPIC or x2APIC) is the one lapic.c chose
+ * for every CPU.
  */
 #include <cpu.h>
 #include <ipi.h>
@@ -294,6 +295,14 @@ static bool icr_write(uint32_t apic_id, uint32_t low)
 			  low & 0x7ff, apic_id);
 	}
 	return sent;
+}
+
+bool apic_icr_send(uint32_t apic_id, uint32_t low)
+{
+	ipi_init();	/* maps the xAPIC on first use (never from NMI context) */
+	if (lapic_mode() == APIC_MODE_XAPIC && !xapic)
+		return false;
+	return icr_write(apic_id, low);
 }
 
 /* --- Sending ---------------------------------------------------------------- */

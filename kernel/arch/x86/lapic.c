@@ -34,8 +34,6 @@
 #define REGISTER_EOI			0x0b0
 #define REGISTER_SPURIOUS		0x0f0
 #define REGISTER_ERROR_STATUS		0x280
-#define REGISTER_ICR_LOW		0x300
-#define REGISTER_ICR_HIGH		0x310
 #define REGISTER_LVT_TIMER		0x320
 #define REGISTER_LVT_LINT0		0x350
 #define REGISTER_LVT_LINT1		0x360
@@ -48,7 +46,6 @@
 #define LVT_MASKED			(1u << 16)
 #define LVT_TIMER_PERIODIC		(1u << 17)
 #define LVT_TIMER_TSC_DEADLINE		(2u << 17)
-#define ICR_DELIVERY_PENDING		(1u << 12)
 #define ICR_LEVEL_ASSERT		(1u << 14)
 #define ICR_TRIGGER_LEVEL		(1u << 15)
 #define TIMER_DIVIDE_BY_16		0x3
@@ -173,74 +170,21 @@ void lapic_init_ap(void)
 	lapic_setup_this_cpu();
 }
 
-#define ICR_IDLE_DEADLINE_NS 10000000ull	/* 10 ms */
-
+/*
+ * Every ICR write goes through apic_icr_send() (ipi.c), which owns the
+ * xAPIC's two-write window, the NMI-context restore of ICR high and the
+ * wait for the previous IPI to leave.
+ */
 bool lapic_send_ipi(uint32_t apic_id, uint32_t command)
 {
-	uint32_t low = command | ICR_LEVEL_ASSERT;
-	uint64_t start;
-	uint64_t flags = read_rflags();
-	bool sent = true;
-
-	if (mode == APIC_MODE_X2APIC) {
-		/* One MSR write: nothing can come between the halves (12.12.9). */
-		wrmsr(MSR_X2APIC_BASE + (REGISTER_ICR_LOW >> 4), ((uint64_t)apic_id << 32) | low);
-		return true;
-	}
-	/*
-	 * The xAPIC ICR is two writes, high then low; the low write sends.
-	 * Interrupts stay off in between so that a handler sending its own
-	 * IPI cannot retarget ours.  (An NMI handler must save and restore ICR
-	 * high itself.)  Wait for the previous IPI to leave first.
-	 */
-	cli();
-	start = now_ns();
-	while (lapic_read(REGISTER_ICR_LOW) & ICR_DELIVERY_PENDING) {
-		if (now_ns() - start > ICR_IDLE_DEADLINE_NS) {
-			sent = false;
-			break;
-		}
-		cpu_relax();
-	}
-	if (sent) {
-		/*
-		 * An NMI can arrive between the two writes of interrupted code:
-		 * its handler must leave ICR high as it found it, or the
-		 * interrupted low write would go to our destination.
-		 */
-		uint32_t saved_high = in_nmi() ? lapic_read(REGISTER_ICR_HIGH) : 0;
-
-		lapic_write(REGISTER_ICR_HIGH, apic_id << 24);
-		lapic_write(REGISTER_ICR_LOW, low);
-		if (in_nmi())
-			lapic_write(REGISTER_ICR_HIGH, saved_high);
-	}
-	if (flags & RFLAGS_IF)
-		sti();
-	return sent;
+	return apic_icr_send(apic_id, command | ICR_LEVEL_ASSERT);
 }
 
 #define ICR_ALL_EXCLUDING_SELF		(3u << 18)
 
 void lapic_send_ipi_all_but_self(uint32_t command)
 {
-	uint32_t low = command | ICR_LEVEL_ASSERT | ICR_ALL_EXCLUDING_SELF;
-	uint64_t flags = read_rflags();
-	uint64_t start;
-
-	if (mode == APIC_MODE_X2APIC) {
-		wrmsr(MSR_X2APIC_BASE + (REGISTER_ICR_LOW >> 4), low);
-		return;
-	}
-	cli();
-	start = now_ns();
-	while ((lapic_read(REGISTER_ICR_LOW) & ICR_DELIVERY_PENDING) &&
-	       now_ns() - start < ICR_IDLE_DEADLINE_NS)
-		cpu_relax();
-	lapic_write(REGISTER_ICR_HIGH, 0);
-	lapic_write(REGISTER_ICR_LOW, low);
-	if (flags & RFLAGS_IF)
-		sti();
+	apic_icr_send(0, command | ICR_LEVEL_ASSERT | ICR_ALL_EXCLUDING_SELF);
 }
 
 void lapic_send_init_deassert(uint32_t apic_id)
@@ -248,8 +192,7 @@ void lapic_send_init_deassert(uint32_t apic_id)
 	/* Only P6-era and older CPUs need it; x2APIC forbids it (12.12.10.2). */
 	if (mode == APIC_MODE_X2APIC)
 		return;
-	lapic_write(REGISTER_ICR_HIGH, apic_id << 24);
-	lapic_write(REGISTER_ICR_LOW, APIC_DELIVERY_INIT | ICR_TRIGGER_LEVEL);
+	apic_icr_send(apic_id, APIC_DELIVERY_INIT | ICR_TRIGGER_LEVEL);
 }
 
 /* --- Timer ----------------------------------------------------------------- */

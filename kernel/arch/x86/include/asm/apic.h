@@ -57,6 +57,19 @@ void lapic_eoi(void);
 #define APIC_DELIVERY_STARTUP	(6u << 8)
 
 /**
+ * apic_icr_send - write the interrupt command register (ipi.c): the one
+ * place an ICR is written
+ * @apic_id: the destination; ignored when @low holds a shorthand
+ * @low: ICR bits 0-31: vector, delivery mode, level, trigger mode, shorthand
+ *
+ * Waits (bounded) for the xAPIC's previous IPI to leave, keeps interrupts
+ * off across the xAPIC's two writes and, in NMI context, puts back the ICR
+ * high an interrupted send had written.  Returns false if the IPI was not
+ * sent.
+ */
+bool apic_icr_send(uint32_t apic_id, uint32_t low);
+
+/**
  * lapic_send_ipi - send an IPI to one APIC ID
  * @apic_id: the destination (never a broadcast ID)
  * @command: APIC_DELIVERY_* | vector (the startup page number for STARTUP)
