@@ -71,64 +71,82 @@ static uint16_t port_for(const struct acpi_gas_access *access)
 	return (uint16_t)(PCI_CONFIG_DATA + (access->address & 3));
 }
 
-const char *acpi_register_write(const struct acpi_generic_address *gas, unsigned int default_bytes,
-				uint64_t value)
+static void memory_access(uintptr_t address, unsigned int bytes, bool write, uint64_t *value)
+{
+	switch (bytes) {
+	case 1:
+		if (write)
+			*(volatile uint8_t *)address = (uint8_t)*value;
+		else
+			*value = *(const volatile uint8_t *)address;
+		break;
+	case 2:
+		if (write)
+			*(volatile uint16_t *)address = (uint16_t)*value;
+		else
+			*value = *(const volatile uint16_t *)address;
+		break;
+	case 4:
+		if (write)
+			*(volatile uint32_t *)address = (uint32_t)*value;
+		else
+			*value = *(const volatile uint32_t *)address;
+		break;
+	default:
+		if (write)
+			*(volatile uint64_t *)address = *value;
+		else
+			*value = *(const volatile uint64_t *)address;
+	}
+}
+
+/* acpi_gas_decode() allows no 8-byte I/O or PCI access. */
+static void port_access(uint16_t port, unsigned int bytes, bool write, uint64_t *value)
+{
+	switch (bytes) {
+	case 1:
+		if (write)
+			outb(port, (uint8_t)*value);
+		else
+			*value = inb(port);
+		break;
+	case 2:
+		if (write)
+			outw(port, (uint16_t)*value);
+		else
+			*value = inw(port);
+		break;
+	default:
+		if (write)
+			outl(port, (uint32_t)*value);
+		else
+			*value = inl(port);
+	}
+}
+
+static const char *register_access(const struct acpi_generic_address *gas,
+				   unsigned int default_bytes, bool write, uint64_t *value)
 {
 	struct acpi_gas_access access;
 	const char *problem = check_access(gas, default_bytes, &access);
-	volatile void *where = (volatile void *)(uintptr_t)access.address;
-	uint16_t port;
 
 	if (problem)
 		return problem;
-	if (access.space_id == ACPI_GAS_SYSTEM_MEMORY) {
-		if (access.bytes == 1)
-			*(volatile uint8_t *)where = (uint8_t)value;
-		else if (access.bytes == 2)
-			*(volatile uint16_t *)where = (uint16_t)value;
-		else if (access.bytes == 4)
-			*(volatile uint32_t *)where = (uint32_t)value;
-		else
-			*(volatile uint64_t *)where = value;
-		return NULL;
-	}
-	port = port_for(&access);
-	if (access.bytes == 1)
-		outb(port, (uint8_t)value);
-	else if (access.bytes == 2)
-		outw(port, (uint16_t)value);
+	if (access.space_id == ACPI_GAS_SYSTEM_MEMORY)
+		memory_access((uintptr_t)access.address, access.bytes, write, value);
 	else
-		outl(port, (uint32_t)value);
+		port_access(port_for(&access), access.bytes, write, value);
 	return NULL;
+}
+
+const char *acpi_register_write(const struct acpi_generic_address *gas, unsigned int default_bytes,
+				uint64_t value)
+{
+	return register_access(gas, default_bytes, true, &value);
 }
 
 const char *acpi_register_read(const struct acpi_generic_address *gas, unsigned int default_bytes,
 			       uint64_t *value)
 {
-	struct acpi_gas_access access;
-	const char *problem = check_access(gas, default_bytes, &access);
-	const volatile void *where = (const volatile void *)(uintptr_t)access.address;
-	uint16_t port;
-
-	if (problem)
-		return problem;
-	if (access.space_id == ACPI_GAS_SYSTEM_MEMORY) {
-		if (access.bytes == 1)
-			*value = *(const volatile uint8_t *)where;
-		else if (access.bytes == 2)
-			*value = *(const volatile uint16_t *)where;
-		else if (access.bytes == 4)
-			*value = *(const volatile uint32_t *)where;
-		else
-			*value = *(const volatile uint64_t *)where;
-		return NULL;
-	}
-	port = port_for(&access);
-	if (access.bytes == 1)
-		*value = inb(port);
-	else if (access.bytes == 2)
-		*value = inw(port);
-	else
-		*value = inl(port);
-	return NULL;
+	return register_access(gas, default_bytes, false, value);
 }

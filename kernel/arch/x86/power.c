@@ -63,8 +63,10 @@ void arch_halt_other_cpus(void)
 	uint64_t deadline;
 	bool sent = true;
 
-	if (others == 0)
+	if (others == 0) {
+		kprintf("# halt: no other CPU is online; halting cpu %u\n", cpu_id());
 		return;
+	}
 	__atomic_store_n(&halt_requested, true, __ATOMIC_RELEASE);
 	if (!nmi_register(halt_on_nmi)) {
 		kprintf("# halt: no free NMI handler slot; the other CPUs keep running\n");
