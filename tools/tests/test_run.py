@@ -145,7 +145,10 @@ FAKE_QEMU = textwrap.dedent(r'''
             line = replies.readline()
             if not line:
                 time.sleep(600)
-            json.loads(line)
+            request = json.loads(line)
+            if request["execute"] in ("stop", "cont"):
+                send({"return": {}})
+                continue
             second = halted if mode == "halt" else busy
             send({"return": "\r\nCPU#0\r\nRAX=0\r\nRIP=1 " + halted + "\r\n"
                             "CPU#1\r\nRIP=2 " + second + "\r\n"})
