@@ -139,7 +139,7 @@ iso: $(ISO)
 
 # Two builds from scratch, in two directories, must give the same ISO bytes.
 check-reproducible:
-	@rm -rf $(BUILD)/reproducible
+	@rm -rf $(BUILD)/reproducible && mkdir -p $(BUILD)
 	$(Q)for copy in a b; do \
 		$(MAKE) --no-print-directory BUILD=$(BUILD)/reproducible/$$copy iso \
 			> $(BUILD)/reproducible-$$copy.log 2>&1 || \
@@ -147,7 +147,7 @@ check-reproducible:
 	done
 	cmp $(BUILD)/reproducible/a/trigos.iso $(BUILD)/reproducible/b/trigos.iso
 	@echo "reproducible: two ISO builds are byte-identical"
-	@rm -rf $(BUILD)/reproducible
+	@rm -rf $(BUILD)/reproducible && mkdir -p $(BUILD)
 
 # --- Running ------------------------------------------------------------------
 CPUS     ?= 2
