@@ -147,7 +147,7 @@ check-reproducible:
 	done
 	cmp $(BUILD)/reproducible/a/trigos.iso $(BUILD)/reproducible/b/trigos.iso
 	@echo "reproducible: two ISO builds are byte-identical"
-	@rm -rf $(BUILD)/reproducible && mkdir -p $(BUILD)
+	@rm -rf $(BUILD)/reproducible
 
 # --- Running ------------------------------------------------------------------
 CPUS     ?= 2
