@@ -79,6 +79,7 @@ say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
 .PHONY: all iso run test check check-unit check-tools bench clean deps
+.PHONY: check-reproducible
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
@@ -121,15 +122,32 @@ $(KERNEL_ELF): $(KERNEL_OBJECTS) $(BUILD)/kernel-symbols.o linker.ld tools/symbo
 # partition image for UEFI (x86_64-efi); boots as a CD and raw-written to USB.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 export SOURCE_DATE_EPOCH
+# Reproducible ISO: every file and the volume carry the commit's date, and
+# the EFI image's FAT a serial derived from it (tools/mformat-fixed-serial).
+ISO_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d%H%M%S00)
+ISO_FIXED_DATES := --set_all_file_dates $(ISO_DATE) --modification-date=$(ISO_DATE)
 $(ISO): $(KERNEL_ELF) iso/grub.cfg
 	@rm -rf $(BUILD)/iso-root && mkdir -p $(BUILD)/iso-root/boot/grub
 	cp $(KERNEL_ELF) $(BUILD)/iso-root/boot/trigos.elf
 	cp iso/grub.cfg $(BUILD)/iso-root/boot/grub/grub.cfg
-	grub-mkrescue --quiet \
-		-o $@ $(BUILD)/iso-root 2>$(BUILD)/grub-mkrescue.log || \
+	@mkdir -p $(BUILD)/iso-tools && ln -sf $(abspath tools/mformat-fixed-serial) $(BUILD)/iso-tools/mformat
+	PATH="$(abspath $(BUILD)/iso-tools):$$PATH" grub-mkrescue --quiet \
+		-o $@ $(BUILD)/iso-root $(ISO_FIXED_DATES) 2>$(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
 iso: $(ISO)
+
+# Two builds from scratch, in two directories, must give the same ISO bytes.
+check-reproducible:
+	@rm -rf $(BUILD)/reproducible && mkdir -p $(BUILD)
+	$(Q)for copy in a b; do \
+		$(MAKE) --no-print-directory BUILD=$(BUILD)/reproducible/$$copy iso \
+			> $(BUILD)/reproducible-$$copy.log 2>&1 || \
+			{ cat $(BUILD)/reproducible-$$copy.log; exit 1; }; \
+	done
+	cmp $(BUILD)/reproducible/a/trigos.iso $(BUILD)/reproducible/b/trigos.iso
+	@echo "reproducible: two ISO builds are byte-identical"
+	@rm -rf $(BUILD)/reproducible
 
 # --- Running ------------------------------------------------------------------
 CPUS     ?= 2
@@ -167,6 +185,7 @@ check: check-unit check-tools
 test: deps-quiet
 	$(MAKE) --no-print-directory check > $(BUILD)/check.log 2>&1; echo $$? > $(BUILD)/check.status; \
 		tail -n 30 $(BUILD)/check.log
+	$(MAKE) --no-print-directory check-reproducible
 	$(MAKE) --no-print-directory iso
 	$(PYTHON) tools/matrix --check-status $(BUILD)/check.status --check-log $(BUILD)/check.log \
 		--iso $(ISO) --kernel $(KERNEL_ELF) --jobs 2 tests/matrix.cfg

@@ -9,6 +9,8 @@
 #include <acpi.h>
 #include <boot.h>
 #include <ktap.h>
+#include <acpi_register.h>
+#include <lib/format.h>
 #include <lib/string.h>
 
 static struct acpi_tables tables;
@@ -50,6 +52,29 @@ static int find_root(const char **how)
 	}
 	*how = "by scanning the BIOS areas";
 	return acpi_tables_init_at(&tables, scanned, &kernel_physical_memory, &ktap_reporter);
+}
+
+/* What exit=reboot, exit=poweroff and the TSC calibration will rely on. */
+static void report_fadt(void)
+{
+	char reset[64] = "none", timer[64] = "none";
+
+	if (fadt.reset_supported) {
+		acpi_register_describe(&fadt.reset_register, reset, sizeof(reset));
+		scnprintf(&reset[strlen(reset)], sizeof(reset) - strlen(reset), ", value 0x%x",
+			  fadt.reset_value);
+	} else if (fadt.has_reset_register && fadt.reset_register.address) {
+		scnprintf(reset, sizeof(reset), "not offered (%s)",
+			  fadt.revision < 2 ? "revision 1" : "RESET_REG_SUP clear");
+	}
+	if (fadt.pm_timer.address) {
+		acpi_register_describe(&fadt.pm_timer, timer, sizeof(timer));
+		scnprintf(&timer[strlen(timer)], sizeof(timer) - strlen(timer), ", %u bits",
+			  fadt.pm_timer_32bit ? 32 : 24);
+	}
+	ktap_note("acpi: FADT revision %u, %u bytes%s; reset register: %s; PM timer: %s",
+		  fadt.revision, fadt.length, fadt.hardware_reduced ? ", hardware-reduced" : "",
+		  reset, timer);
 }
 
 static void resolve_soft_off(void)
@@ -100,8 +125,10 @@ void acpi_init(void)
 		  signatures);
 
 	table = acpi_tables_find(&tables, "FACP", 0, &length);
-	if (table && acpi_fadt_parse(table, length, &fadt) == ACPI_OK)
+	if (table && acpi_fadt_parse(table, length, &fadt) == ACPI_OK) {
 		fadt_ready = true;
+		report_fadt();
+	}
 	resolve_soft_off();
 }
 

@@ -10,6 +10,7 @@
 #include <ktap.h>
 #include <version.h>
 #include <memory.h>
+#include <lib/format.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>
 #include <lib/pvh.h>
@@ -95,6 +96,38 @@ static const char *protocol_name(enum boot_protocol protocol)
 	return "unknown";
 }
 
+static const char *const efi_tag_names[] = {
+	[MULTIBOOT2_TAG_EFI32] = "11 EFI32 system table",
+	[MULTIBOOT2_TAG_EFI64] = "12 EFI64 system table",
+	[MULTIBOOT2_TAG_EFI_MMAP] = "17 EFI memory map",
+	[MULTIBOOT2_TAG_EFI_BS] = "18 boot services not ended",
+	[MULTIBOOT2_TAG_EFI32_IH] = "19 EFI32 image handle",
+	[MULTIBOOT2_TAG_EFI64_IH] = "20 EFI64 image handle",
+};
+
+/*
+ * On UEFI the kernel trusts only the multiboot2 tags (memory map, RSDP,
+ * framebuffer) and never looks into BIOS areas: say so, with the tags that
+ * made it decide.
+ */
+static void report_firmware(void)
+{
+	char tags[160] = "";
+	size_t used = 0;
+
+	if (!boot_info.efi_boot) {
+		ktap_note("firmware: BIOS: EBDA, BIOS-area RSDP and MP table scans allowed");
+		return;
+	}
+	for (size_t tag = 0; tag < sizeof(efi_tag_names) / sizeof(efi_tag_names[0]); tag++) {
+		if (efi_tag_names[tag] && (boot_info.efi_tags & (1u << tag)))
+			used += (size_t)scnprintf(&tags[used], sizeof(tags) - used, "%s%s",
+					  used ? ", " : "", efi_tag_names[tag]);
+	}
+	ktap_note("firmware: UEFI (multiboot2 tags %s): memory map, RSDP and framebuffer "
+		  "from tags only; no BIOS-area scans", tags);
+}
+
 void boot_report(void)
 {
 	const struct hypervisor_info *hypervisor = hypervisor_info();
@@ -105,6 +138,7 @@ void boot_report(void)
 		  protocol_name(boot_info.protocol), boot_info.loader_name[0] ? " (" : "",
 		  boot_info.loader_name, boot_info.loader_name[0] ? ")" : "",
 		  boot_info.efi_boot ? "UEFI" : "BIOS");
+	report_firmware();
 	ktap_note("command line: %s", boot_info.cmdline[0] ? boot_info.cmdline : "(empty)");
 	if (hypervisor->cpuid_hypervisor_bit)
 		ktap_note("hypervisor: CPUID signature '%s', fw_cfg %s: %s", hypervisor->signature,

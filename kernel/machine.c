@@ -32,14 +32,47 @@ void machine_set_exit_action(enum exit_action action)
 	exit_action = action;
 }
 
+static enum exit_action effective_action(void)
+{
+	if (exit_action == EXIT_ACTION_AUTO)
+		return running_under_qemu() ? EXIT_ACTION_QEMU : EXIT_ACTION_HALT;
+	return exit_action;
+}
+
+/*
+ * Before "# RESULT:", so that the verdict stays the log's last line where
+ * it can: the other CPUs are halted now, and a reset or power-off is
+ * announced (its steps are printed as they are tried, after the verdict).
+ */
+void machine_exit_prepare(void)
+{
+	static bool prepared;
+
+	if (prepared)
+		return;
+	prepared = true;
+	switch (effective_action()) {
+	case EXIT_ACTION_HALT:
+	case EXIT_ACTION_AUTO:
+		kprintf("# exit=halt: halting every CPU after the verdict\n");
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_REBOOT:
+		kprintf("# exit=reboot: resetting after the verdict: ACPI reset register, "
+			"8042, then a triple fault\n");
+		break;
+	case EXIT_ACTION_POWEROFF:
+		kprintf("# exit=poweroff: powering off through ACPI S5 after the verdict\n");
+		break;
+	case EXIT_ACTION_QEMU:
+		break;
+	}
+}
+
 void machine_exit(enum verdict verdict)
 {
-	enum exit_action action = exit_action;
-
-	if (action == EXIT_ACTION_AUTO)
-		action = running_under_qemu() ? EXIT_ACTION_QEMU : EXIT_ACTION_HALT;
-
-	switch (action) {
+	machine_exit_prepare();
+	switch (effective_action()) {
 	case EXIT_ACTION_QEMU:
 		if (running_under_qemu())
 			arch_qemu_debug_exit(qemu_exit_values[verdict]);
@@ -48,10 +81,12 @@ void machine_exit(enum verdict verdict)
 		 * off so that a plain QEMU still ends the run.
 		 */
 		arch_acpi_poweroff();
+		arch_halt_other_cpus();
 		break;
 	case EXIT_ACTION_POWEROFF:
 		arch_acpi_poweroff();
-		kprintf("# exit=poweroff: ACPI S5 did not power the machine off; halting\n");
+		kprintf("# exit=poweroff: the machine is still on; halting every CPU instead\n");
+		arch_halt_other_cpus();
 		break;
 	case EXIT_ACTION_REBOOT:
 		arch_reboot();

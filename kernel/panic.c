@@ -27,6 +27,7 @@ void panic_begin(void)
 void panic_end(void)
 {
 	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
+	machine_exit_prepare();
 	kprintf("# RESULT: CRASH\n");
 	machine_exit(VERDICT_CRASH);
 }

@@ -368,6 +368,7 @@ enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 		verdict = VERDICT_SKIP;
 	else
 		verdict = VERDICT_PASS;
+	machine_exit_prepare();
 	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
 	return verdict;
 }

@@ -37,6 +37,37 @@ static void fadt_gives_pm1a_control_and_timer(void)
 	EXPECT_NE(fadt->pm_timer.address, 0u);
 }
 
+/*
+ * What exit=reboot, exit=poweroff and the PM timer will use must decode as
+ * registers they can reach; the reset register is a byte (ACPI 6.5, 4.8.3.6).
+ */
+static void fadt_registers_the_kernel_uses_decode(void)
+{
+	const struct acpi_fadt *fadt;
+	struct acpi_gas_access access;
+
+	tables_or_skip();
+	fadt = acpi_fadt_get();
+	ASSERT_NOT_NULL(fadt);
+	if (fadt->pm1a_control.address) {
+		EXPECT_EQ(acpi_gas_decode(&fadt->pm1a_control, 2, &access), ACPI_OK);
+		EXPECT_GE(access.bytes, 2u);
+	}
+	if (fadt->pm_timer.address) {
+		EXPECT_EQ(acpi_gas_decode(&fadt->pm_timer, 4, &access), ACPI_OK);
+		EXPECT_EQ(access.bytes, 4u);
+	}
+	if (!fadt->reset_supported) {
+		test_diag("FADT revision %u: no reset register offered", fadt->revision);
+		return;
+	}
+	EXPECT_GE(fadt->revision, 2u);
+	ASSERT_EQ(acpi_gas_decode(&fadt->reset_register, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1u);
+	test_diag("reset register: space %u address 0x%llx value 0x%x", access.space_id,
+		  (unsigned long long)access.address, fadt->reset_value);
+}
+
 static void soft_off_values_come_from_the_dsdt(void)
 {
 	struct acpi_sleep_type values;
@@ -68,6 +99,7 @@ static void madt_lists_an_enabled_cpu(void)
 static const struct test_case acpi_cases[] = {
 	TEST_CASE(root_table_lists_a_fadt_and_a_madt),
 	TEST_CASE(fadt_gives_pm1a_control_and_timer),
+	TEST_CASE(fadt_registers_the_kernel_uses_decode),
 	TEST_CASE(soft_off_values_come_from_the_dsdt),
 	TEST_CASE(madt_lists_an_enabled_cpu),
 };

@@ -82,7 +82,8 @@ struct boot_info {
 	bool has_framebuffer;
 	struct boot_framebuffer framebuffer;
 
-	bool efi_boot;			/* an EFI tag (11, 12, 17 or 18) was present */
+	bool efi_boot;			/* an EFI tag (11, 12, 17-20) was present */
+	uint32_t efi_tags;		/* bit N: multiboot2 EFI tag N was present */
 
 	/* Where the information itself lies, so the page allocator keeps off it. */
 	uint64_t info_start;

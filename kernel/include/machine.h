@@ -38,16 +38,26 @@ const char *verdict_name(enum verdict verdict);
  *
  * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
  * status through isa-debug-exit; if that device is absent, ACPI S5 powers
- * off.  On hardware: halt, or reboot with exit=reboot.
+ * off.  On hardware: halt every CPU, or reboot (ACPI reset register, 8042,
+ * triple fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
  */
 void machine_exit(enum verdict verdict) __attribute__((noreturn));
 
 void machine_set_exit_action(enum exit_action action);
+
+/**
+ * machine_exit_prepare - what must happen before the "# RESULT:" line:
+ * with exit=halt the other CPUs are halted (and that is reported), a reset
+ * or power-off is announced.  machine_exit() calls it too, if nobody did.
+ */
+void machine_exit_prepare(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);
 bool arch_acpi_poweroff(void);
 void arch_reboot(void) __attribute__((noreturn));
 void arch_halt_forever(void) __attribute__((noreturn));
+/* Stop every other online CPU (NMI into a halt loop) and say how many stopped. */
+void arch_halt_other_cpus(void);
 
 #endif

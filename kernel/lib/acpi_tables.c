@@ -771,6 +771,62 @@ static bool field_gas(const uint8_t *table, uint32_t length, size_t offset,
 	return true;
 }
 
+static unsigned int gas_width_bytes(const struct acpi_generic_address *gas,
+				    unsigned int default_bytes)
+{
+	unsigned int bytes = 1;
+
+	if (gas->access_size != ACPI_GAS_ACCESS_UNDEFINED)
+		return gas->access_size <= ACPI_GAS_ACCESS_QWORD ? 1u << (gas->access_size - 1) : 0;
+	if (gas->bit_width == 0)
+		return default_bytes;
+	while (bytes * 8 < gas->bit_width)
+		bytes *= 2;
+	return bytes;
+}
+
+int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
+		    struct acpi_gas_access *out)
+{
+	unsigned int bytes;
+
+	if (!gas || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	bytes = gas_width_bytes(gas, default_bytes);
+	if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+		return ACPI_ERROR_MALFORMED;
+	out->space_id = gas->space_id;
+	out->bytes = (uint8_t)bytes;
+	switch (gas->space_id) {
+	case ACPI_GAS_SYSTEM_IO:
+		if (gas->address > 0xffff || gas->address > 0x10000 - bytes || bytes == 8)
+			return ACPI_ERROR_MALFORMED;
+		out->address = gas->address;
+		return ACPI_OK;
+	case ACPI_GAS_SYSTEM_MEMORY:
+		out->address = gas->address;
+		return ACPI_OK;
+	case ACPI_GAS_PCI_CONFIG: {
+		uint64_t device = (gas->address >> 32) & 0xffff;
+		uint64_t function = (gas->address >> 16) & 0xffff;
+		uint64_t offset = gas->address & 0xffff;
+
+		if ((gas->address >> 48) || device > 31 || function > 7 || bytes == 8 ||
+		    offset + bytes > 4096)
+			return ACPI_ERROR_MALFORMED;
+		out->address = offset;
+		out->pci_device = (uint8_t)device;
+		out->pci_function = (uint8_t)function;
+		return ACPI_OK;
+	}
+	default:
+		return ACPI_ERROR_MALFORMED;
+	}
+}
+
 /*
  * 5.2.9: each X_ field, when non-zero, supersedes its 32-bit port field.
  * A port is described as the I/O space register it is, LEN bytes wide.
@@ -850,7 +906,9 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 						    &out->reset_register);
 		out->reset_value = bytes[FADT_RESET_VALUE];
 	}
-	out->reset_supported = out->has_reset_register && (out->flags & ACPI_FADT_RESET_REG_SUP);
+	/* RESET_REG came with ACPI 2.0; in a revision 1 table those bytes are reserved. */
+	out->reset_supported = header.revision >= 2 && out->has_reset_register &&
+			       (out->flags & ACPI_FADT_RESET_REG_SUP);
 	return ACPI_OK;
 }
 

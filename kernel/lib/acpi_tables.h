@@ -451,6 +451,41 @@ struct acpi_generic_address {
 	uint64_t address;		/* 0: not present */
 };
 
+/**
+ * struct acpi_gas_access - how to reach the register a GAS describes
+ * @space_id:	ACPI_GAS_SYSTEM_IO, _SYSTEM_MEMORY or _PCI_CONFIG
+ * @bytes:	the access width: 1, 2, 4 or 8
+ * @address:	the I/O port or physical address (for PCI: the offset)
+ * @pci_device, @pci_function: for ACPI_GAS_PCI_CONFIG, on segment 0 bus 0
+ */
+struct acpi_gas_access {
+	uint8_t space_id;
+	uint8_t bytes;
+	uint64_t address;
+	uint8_t pci_device;
+	uint8_t pci_function;
+};
+
+/**
+ * acpi_gas_decode - check a Generic Address Structure and say how to access it
+ * @gas: the register (e.g. acpi_fadt.reset_register)
+ * @default_bytes: the width to use when the GAS gives neither an access
+ *                 size nor a bit width (legacy ACPI 1.0 fields)
+ * @out: filled in on success
+ *
+ * The width is the access size when given (ACPI 6.5, 5.2.3.2), else the
+ * bit width rounded up to a power of two, else @default_bytes.  PCI
+ * configuration addresses are device (bits 47:32), function (31:16) and
+ * offset (15:0) on segment 0, bus 0.
+ *
+ * Return: ACPI_OK; ACPI_ERROR_NOT_FOUND for a zero address;
+ * ACPI_ERROR_MALFORMED for an unknown space, a width that is not 1-8 bytes,
+ * a port above 0xffff, a PCI address with reserved bits set or device > 31,
+ * function > 7, or an offset past 4 KiB.
+ */
+int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
+		    struct acpi_gas_access *out);
+
 /* FADT fixed feature flags (5.2.9) */
 #define ACPI_FADT_TMR_VAL_EXT		(1u << 8)	/* PM timer counts 32 bits, not 24 */
 #define ACPI_FADT_RESET_REG_SUP		(1u << 10)
@@ -511,7 +546,7 @@ struct acpi_fadt {
 	bool has_reset_register;		/* Length covers RESET_REG and RESET_VALUE */
 	struct acpi_generic_address reset_register;	/* RESET_REG, offset 116 */
 	uint8_t reset_value;			/* RESET_VALUE, offset 128 */
-	bool reset_supported;			/* RESET_REG_SUP set and has_reset_register */
+	bool reset_supported;			/* revision >= 2, RESET_REG_SUP and has_reset_register */
 };
 
 /**

@@ -268,8 +268,14 @@ static void parse_tag(struct parse_state *state, uint32_t type, const uint8_t *t
 	case MULTIBOOT2_TAG_EFI64:
 	case MULTIBOOT2_TAG_EFI_MMAP:
 	case MULTIBOOT2_TAG_EFI_BS:
-		/* Only UEFI firmware produces these (3.6.13, 3.6.14, 3.6.19, 3.6.20). */
+	case MULTIBOOT2_TAG_EFI32_IH:
+	case MULTIBOOT2_TAG_EFI64_IH:
+		/*
+		 * Only UEFI firmware produces these (3.6.13, 3.6.14, 3.6.19-3.6.22):
+		 * the machine may have no BIOS data area, EBDA or legacy devices.
+		 */
 		out->efi_boot = true;
+		out->efi_tags |= 1u << type;
 		break;
 	default:
 		/* Tags we do not use, and future ones, are skipped by their size. */

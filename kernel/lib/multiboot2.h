@@ -75,7 +75,7 @@ bool multiboot2_magic_valid(uint32_t eax);
  * layout of the framebuffer (tag 8); a copy of the RSDP, the ACPI 2.0 one
  * (tag 15) in preference to the ACPI 1.0 one (tag 14), unchecked: ACPI
  * validation is acpi_tables.c's job; and efi_boot when any of tags 11, 12,
- * 17 or 18 is present.  The first of each single-instance tag wins.
+ * 17, 18, 19 or 20 is present, each one seen as bit N of efi_tags.  The first of each single-instance tag wins.
  *
  * Anything malformed after the fixed header (a tag smaller than its
  * header, a tag running past total_size, a missing end tag, bad memory map

@@ -1269,6 +1269,114 @@ static void fadt_length_cutting_reset_value_has_no_reset_register(void)
 	EXPECT_EQ(fadt.flags & ACPI_FADT_RESET_REG_SUP, ACPI_FADT_RESET_REG_SUP);
 }
 
+/* QEMU's pc machine has been seen with revision 1 FADTs longer than 116 bytes. */
+static void revision_1_fadt_reset_register_is_not_trusted(void)
+{
+	struct acpi_fadt fadt;
+
+	fadt_full();
+	table[8] = 1;
+	ASSERT_EQ(parse_fadt(&fadt), ACPI_OK);
+	EXPECT_TRUE(fadt.has_reset_register);
+	EXPECT_EQ(fadt.reset_register.address, 0xcf9);
+	EXPECT_FALSE(fadt.reset_supported);
+
+	table[8] = 2;
+	ASSERT_EQ(parse_fadt(&fadt), ACPI_OK);
+	EXPECT_TRUE(fadt.reset_supported);
+
+	put32(table + 112, ACPI_FADT_TMR_VAL_EXT);	/* RESET_REG_SUP clear */
+	ASSERT_EQ(parse_fadt(&fadt), ACPI_OK);
+	EXPECT_TRUE(fadt.has_reset_register);
+	EXPECT_FALSE(fadt.reset_supported);
+}
+
+static struct acpi_generic_address gas(uint8_t space, uint8_t bit_width, uint8_t access,
+				       uint64_t address)
+{
+	return (struct acpi_generic_address){ .space_id = space, .bit_width = bit_width,
+					      .access_size = access, .address = address };
+}
+
+static void gas_io_and_memory_registers_are_decoded(void)
+{
+	struct acpi_generic_address reg = gas(ACPI_GAS_SYSTEM_IO, 8, 0, 0xcf9);
+	struct acpi_gas_access access;
+
+	ASSERT_EQ(acpi_gas_decode(&reg, 4, &access), ACPI_OK);
+	EXPECT_EQ(access.space_id, ACPI_GAS_SYSTEM_IO);
+	EXPECT_EQ(access.bytes, 1);
+	EXPECT_EQ(access.address, 0xcf9);
+
+	/* The access size wins over the bit width; no width at all takes the default. */
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 8, ACPI_GAS_ACCESS_DWORD, 0xfed00000ull);
+	ASSERT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	EXPECT_EQ(access.address, 0xfed00000ull);
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 0, 0, 0x1000);
+	ASSERT_EQ(acpi_gas_decode(&reg, 2, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	/* A 24-bit register is read 32 bits wide. */
+	reg = gas(ACPI_GAS_SYSTEM_IO, 24, 0, 0x608);
+	ASSERT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 64, ACPI_GAS_ACCESS_QWORD, 0x1000);
+	ASSERT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 8);
+}
+
+static void gas_pci_config_register_is_decoded(void)
+{
+	/* Device 0x1f, function 0, offset 0x44 (bus 0, segment 0). */
+	struct acpi_generic_address reg = gas(ACPI_GAS_PCI_CONFIG, 8, ACPI_GAS_ACCESS_BYTE,
+					      (0x1full << 32) | (0ull << 16) | 0x44);
+	struct acpi_gas_access access;
+
+	ASSERT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.space_id, ACPI_GAS_PCI_CONFIG);
+	EXPECT_EQ(access.pci_device, 0x1f);
+	EXPECT_EQ(access.pci_function, 0);
+	EXPECT_EQ(access.address, 0x44);
+	EXPECT_EQ(access.bytes, 1);
+
+	reg.address = (3ull << 32) | (5ull << 16) | 0xffc;
+	reg.access_size = ACPI_GAS_ACCESS_DWORD;
+	ASSERT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_OK);
+	EXPECT_EQ(access.pci_device, 3);
+	EXPECT_EQ(access.pci_function, 5);
+	EXPECT_EQ(access.address, 0xffc);
+}
+
+static void bad_gas_registers_are_refused(void)
+{
+	static const struct {
+		uint8_t space, bit_width, access;
+		uint64_t address;
+	} bad[] = {
+		{ ACPI_GAS_SYSTEM_IO, 8, 0, 0x10000 },			/* no such port */
+		{ ACPI_GAS_SYSTEM_IO, 32, 0, 0xfffe },			/* runs past 0xffff */
+		{ ACPI_GAS_SYSTEM_IO, 64, 0, 0x600 },			/* no 8-byte port access */
+		{ ACPI_GAS_SYSTEM_MEMORY, 8, 5, 0x1000 },		/* access size 5 */
+		{ ACPI_GAS_SYSTEM_MEMORY, 72, 0, 0x1000 },		/* 9 bytes wide */
+		{ ACPI_GAS_PCI_CONFIG, 8, 0, 32ull << 32 },		/* device 32 */
+		{ ACPI_GAS_PCI_CONFIG, 8, 0, 8ull << 16 },		/* function 8 */
+		{ ACPI_GAS_PCI_CONFIG, 8, 0, 0x1000 },			/* offset past 4 KiB */
+		{ ACPI_GAS_PCI_CONFIG, 8, 0, (1ull << 48) | 0x44 },	/* reserved bits */
+		{ ACPI_GAS_FUNCTIONAL_FIXED_HW, 8, 0, 0x44 },		/* not a register */
+		{ 0x42, 8, 0, 0x44 },					/* unknown space */
+	};
+	struct acpi_gas_access access;
+	struct acpi_generic_address reg;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		reg = gas(bad[i].space, bad[i].bit_width, bad[i].access, bad[i].address);
+		EXPECT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_ERROR_MALFORMED);
+	}
+	reg = gas(ACPI_GAS_SYSTEM_IO, 8, 0, 0);
+	EXPECT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_ERROR_NOT_FOUND);
+	EXPECT_EQ(acpi_gas_decode(NULL, 1, &access), ACPI_ERROR_INVALID_ARGUMENT);
+}
+
 static void fadt_cut_inside_a_gas_ignores_it(void)
 {
 	struct acpi_fadt fadt;
@@ -1790,6 +1898,10 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(full_fadt_is_parsed),
 	TEST_CASE(acpi_1_fadt_has_only_the_old_fields),
 	TEST_CASE(fadt_length_cutting_reset_value_has_no_reset_register),
+	TEST_CASE(revision_1_fadt_reset_register_is_not_trusted),
+	TEST_CASE(gas_io_and_memory_registers_are_decoded),
+	TEST_CASE(gas_pci_config_register_is_decoded),
+	TEST_CASE(bad_gas_registers_are_refused),
 	TEST_CASE(fadt_cut_inside_a_gas_ignores_it),
 	TEST_CASE(extended_pm_timer_is_preferred),
 	TEST_CASE(zero_extended_pm_timer_falls_back_to_the_port),

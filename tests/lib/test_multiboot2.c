@@ -878,7 +878,7 @@ static void efi_tags_mark_an_efi_boot(void)
 {
 	static const uint32_t efi_tags[] = {
 		MULTIBOOT2_TAG_EFI32, MULTIBOOT2_TAG_EFI64, MULTIBOOT2_TAG_EFI_MMAP,
-		MULTIBOOT2_TAG_EFI_BS,
+		MULTIBOOT2_TAG_EFI_BS, MULTIBOOT2_TAG_EFI32_IH, MULTIBOOT2_TAG_EFI64_IH,
 	};
 
 	for (size_t i = 0; i < sizeof(efi_tags) / sizeof(efi_tags[0]); i++) {
@@ -887,6 +887,7 @@ static void efi_tags_mark_an_efi_boot(void)
 		mb_finish();
 		EXPECT_EQ(parse(), 0);
 		EXPECT_TRUE(info.efi_boot);
+		EXPECT_EQ(info.efi_tags, 1u << efi_tags[i]);
 	}
 	mb_begin();
 	mb_tag(MULTIBOOT2_TAG_SMBIOS, 16);
@@ -894,6 +895,7 @@ static void efi_tags_mark_an_efi_boot(void)
 	mb_finish();
 	EXPECT_EQ(parse(), 0);
 	EXPECT_FALSE(info.efi_boot);
+	EXPECT_EQ(info.efi_tags, 0);
 }
 
 /* A GRUB-like information structure with every kind of tag. */
@@ -926,6 +928,8 @@ static void full_grub_like_info_is_parsed(void)
 	EXPECT_EQ(info.memory_count, 2);
 	EXPECT_TRUE(info.has_framebuffer);
 	EXPECT_TRUE(info.efi_boot);
+	EXPECT_EQ(info.efi_tags, (1u << MULTIBOOT2_TAG_EFI64) | (1u << MULTIBOOT2_TAG_EFI_MMAP) |
+				 (1u << MULTIBOOT2_TAG_EFI64_IH));
 	EXPECT_TRUE(info.has_rsdp_copy);
 	EXPECT_EQ(info.info_end - info.info_start, build_used);
 }

@@ -118,6 +118,40 @@ FAKE_QEMU = textwrap.dedent(r'''
             time.sleep(0.02)
         say("1..0\n# Totals: pass:0 fail:0 skip:0 total:0\n# RESULT: PASS\n")
         sys.exit(37)
+    if mode in ("reset", "poweroff", "halt", "running"):
+        # QEMU's QMP server: greeting, capabilities, then a SHUTDOWN event
+        # (reset, poweroff) or "info registers -a" answers (halt, running).
+        import socket
+        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(1)
+        connection, _ = server.accept()
+        replies = connection.makefile("rb")
+        def send(message):
+            connection.sendall(json.dumps(message).encode() + b"\r\n")
+        send({"QMP": {"version": {}, "capabilities": []}})
+        json.loads(replies.readline())
+        send({"return": {}})
+        say(HEAD + "    ok 2 two\n    # alpha: pass:2 fail:0 skip:0 total:2\nok 1 alpha\n"
+            "# RESULT: PASS\n")
+        if mode in ("reset", "poweroff"):
+            reason = {"reset": "guest-reset", "poweroff": "guest-shutdown"}[mode]
+            send({"event": "SHUTDOWN", "data": {"guest": True, "reason": reason}})
+            sys.exit(0)
+        halted = "RFL=00000002 [-------] CPL=0 II=0 A20=1 SMM=0 HLT=1"
+        busy = "RFL=00000202 [-------] CPL=0 II=0 A20=1 SMM=0 HLT=1"
+        while True:
+            line = replies.readline()
+            if not line:
+                time.sleep(600)
+            request = json.loads(line)
+            if request["execute"] in ("stop", "cont"):
+                send({"return": {}})
+                continue
+            second = halted if mode == "halt" else busy
+            send({"return": "\r\nCPU#0\r\nRAX=0\r\nRIP=1 " + halted + "\r\n"
+                            "CPU#1\r\nRIP=2 " + second + "\r\n"})
     sys.stderr.write("fake qemu: unknown mode " + mode + "\n")
     sys.exit(1)
 ''').lstrip().replace("PYTHON", sys.executable)
@@ -407,6 +441,43 @@ class MissingFilesTest(FakeQemuCase):
                                 text=True)
         self.assertEqual(result.returncode, 6)
         self.assertIn("/nonexistent.elf", result.stderr)
+
+
+class MachineEndTest(FakeQemuCase):
+    """exit=reboot|poweroff|halt: QEMU's account over QMP becomes the exit status."""
+
+    def test_shutdown_event_reasons(self):
+        for mode, status, text in (("reset", run.EXIT_RESET, "machine reset"),
+                                   ("poweroff", run.EXIT_POWEROFF, "machine powered off")):
+            result = self.run_tool("--quiet", "--log", os.path.join(self.dir, mode + ".log"),
+                                   mode=mode)
+            self.assertEqual(result.returncode, status, result.stderr)
+            self.assertIn(f"run: {text} (QMP SHUTDOWN event", result.stderr.decode())
+
+    def test_all_cpus_halted_with_interrupts_off(self):
+        result = self.run_tool("--quiet", "--log", os.path.join(self.dir, "halt.log"),
+                               "--timeout", "20", mode="halt")
+        self.assertEqual(result.returncode, run.EXIT_HALTED, result.stderr)
+        self.assertIn("run: machine halted: all 2 vCPUs halted with interrupts off",
+                      result.stderr.decode())
+
+    def test_a_cpu_with_interrupts_on_is_not_halted_for_good(self):
+        result = self.run_tool("--quiet", "--log", os.path.join(self.dir, "running.log"),
+                               "--timeout", "4", mode="running")
+        self.assertEqual(result.returncode, run.EXIT_TIMEOUT, result.stderr)
+
+    def test_register_dump_parsing(self):
+        dump = ("\r\nCPU#0\r\nRIP=0000000000103ae2 RFL=00200002 [-------] CPL=0 HLT=1\r\n"
+                "CPU#1\r\nEIP=000fd0c0 EFL=00000002 [-------] CPL=0 HLT=0\r\n"
+                "CPU#2\r\nRIP=0000000000103ae2 RFL=00000246 [---Z-P-] CPL=0 HLT=1\r\n")
+        self.assertEqual(run.parse_halted_cpus(dump), (1, 3))
+        self.assertEqual(run.parse_halted_cpus(""), (0, 0))
+
+    def test_qmp_is_on_the_command_line_only_when_asked(self):
+        self.assertNotIn("-qmp", run.build_command(run.RunConfig()))
+        command = run.build_command(run.RunConfig(qmp_socket="/tmp/a,b/qmp.sock"))
+        self.assertEqual(command[command.index("-qmp") + 1],
+                         "unix:/tmp/a,,b/qmp.sock,server=on,wait=off")
 
 
 class FakeQemuRunTest(FakeQemuCase):

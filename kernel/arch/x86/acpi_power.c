@@ -6,11 +6,15 @@
  * SLP_EN into PM1a_CNT (and PM1b_CNT if there is one).  If the firmware left
  * ACPI in legacy mode (SCI_EN clear), switch it over first by writing
  * ACPI_ENABLE to the SMI command port (4.8.2.1).  Only the fixed-hardware,
- * I/O-port form is handled; hardware-reduced platforms use the sleep control
- * register instead, which is left out: the caller then halts.
+ * form is handled; hardware-reduced platforms use the sleep control
+ * register instead, which is left out: the caller then halts.  PM1x_CNT
+ * may be an I/O port or, through its X_ GAS, memory (acpi_register.c).
  */
 #include <acpi.h>
+#include <acpi_register.h>
+#include <console.h>
 #include <machine.h>
+#include <time.h>
 #include <lib/acpi_tables.h>
 #include <asm/bios.h>
 #include <asm/instructions.h>
@@ -45,36 +49,57 @@ uint64_t arch_acpi_scan_for_rsdp(void)
 	return found ? found : scan_area(BIOS_AREA_START, BIOS_AREA_END);
 }
 
-static bool io_port_register(const struct acpi_generic_address *gas)
+static uint16_t sleep_control(uint8_t sleep_type)
 {
-	return gas->address != 0 && gas->address <= 0xffff && gas->space_id == ACPI_GAS_SYSTEM_IO;
+	return (uint16_t)(((sleep_type & 7u) << PM1_CONTROL_SLEEP_TYPE_SHIFT) |
+			  PM1_CONTROL_SLEEP_ENABLE);
+}
+
+static bool poweroff_refused(const char *why)
+{
+	kprintf("# poweroff: ACPI S5 not attempted: %s\n", why);
+	return false;
 }
 
 bool arch_acpi_poweroff(void)
 {
 	const struct acpi_fadt *fadt = acpi_fadt_get();
 	struct acpi_sleep_type values;
-	uint16_t pm1a, pm1b;
+	uint64_t control = 0;
+	const char *problem;
+	char where[64];
 
-	if (!fadt || fadt->hardware_reduced || !acpi_soft_off_values(&values) ||
-	    !io_port_register(&fadt->pm1a_control))
-		return false;
-	pm1a = (uint16_t)fadt->pm1a_control.address;
-	pm1b = io_port_register(&fadt->pm1b_control) ? (uint16_t)fadt->pm1b_control.address : 0;
+	if (!fadt)
+		return poweroff_refused("no FADT");
+	if (fadt->hardware_reduced)
+		return poweroff_refused("a hardware-reduced platform (sleep control register "
+					"not supported)");
+	if (!acpi_soft_off_values(&values))
+		return poweroff_refused("no usable \\_S5 in the DSDT");
+	if (fadt->pm1a_control.address == 0)
+		return poweroff_refused("the FADT has no PM1a control register");
+	acpi_register_describe(&fadt->pm1a_control, where, sizeof(where));
+	problem = acpi_register_read(&fadt->pm1a_control, 2, &control);
+	if (problem)
+		return poweroff_refused(problem);
 
-	if (!(inw(pm1a) & PM1_CONTROL_SCI_ENABLE) && fadt->smi_command_port &&
-	    fadt->acpi_enable_value) {
+	if (!(control & PM1_CONTROL_SCI_ENABLE) && fadt->smi_command_port &&
+	    fadt->smi_command_port <= 0xffff && fadt->acpi_enable_value) {
+		kprintf("# poweroff: switching the firmware to ACPI mode (SMI_CMD 0x%x)\n",
+			fadt->smi_command_port);
 		outb((uint16_t)fadt->smi_command_port, fadt->acpi_enable_value);
-		for (int wait = 0; wait < 1000000 && !(inw(pm1a) & PM1_CONTROL_SCI_ENABLE); wait++)
+		for (int wait = 0; wait < 1000000 && !(control & PM1_CONTROL_SCI_ENABLE); wait++) {
 			cpu_relax();
+			acpi_register_read(&fadt->pm1a_control, 2, &control);
+		}
 	}
-	outw(pm1a, (uint16_t)((values.slp_typ_a & 7) << PM1_CONTROL_SLEEP_TYPE_SHIFT) |
-			   PM1_CONTROL_SLEEP_ENABLE);
-	if (pm1b)
-		outw(pm1b, (uint16_t)((values.slp_typ_b & 7) << PM1_CONTROL_SLEEP_TYPE_SHIFT) |
-				   PM1_CONTROL_SLEEP_ENABLE);
+	kprintf("# poweroff: entering ACPI S5: SLP_TYPa %u through PM1a_CNT (%s)%s\n",
+		values.slp_typ_a, where, fadt->pm1b_control.address ? " and PM1b_CNT" : "");
+	acpi_register_write(&fadt->pm1a_control, 2, sleep_control(values.slp_typ_a));
+	if (fadt->pm1b_control.address)
+		acpi_register_write(&fadt->pm1b_control, 2, sleep_control(values.slp_typ_b));
 	/* The machine should be off by now; if not, the caller halts. */
-	for (int wait = 0; wait < 10000000; wait++)
-		cpu_relax();
+	udelay(500000);
+	kprintf("# poweroff: still running half a second after entering S5\n");
 	return false;
 }

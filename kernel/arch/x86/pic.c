@@ -5,10 +5,18 @@
  * real-mode layout), which in protected mode are exception vectors: the PIT
  * tick would arrive as a "#DF".  So they are reprogrammed to vectors
  * 0x20-0x2f (ICW1-ICW4, 8259A data sheet) and then fully masked.  On
- * legacy-free machines the ports decode to nothing and this is harmless.
+ * legacy-free machines the ports decode to nothing and this is harmless,
+ * but after a UEFI boot nothing legacy is assumed: the MADT's PCAT_COMPAT
+ * flag (ACPI 6.5, 5.2.12) says whether the pair exists.
  */
+#include <acpi.h>
+#include <boot.h>
+#include <ktap.h>
+#include <lib/bytes.h>
 #include <asm/instructions.h>
 #include <asm/pic.h>
+
+#define MADT_FLAGS	40	/* after the header and the local APIC address */
 
 #define PIC1_COMMAND	0x20
 #define PIC1_DATA	0x21
@@ -26,8 +34,25 @@ static void io_wait(void)
 	outb(0x80, 0);
 }
 
+/* Whether the MADT denies dual 8259s; false when there is no MADT to ask. */
+static bool madt_says_no_pic(void)
+{
+	const struct acpi_tables *tables = acpi_tables_get();
+	const uint8_t *madt;
+	uint32_t length;
+
+	if (!tables || !(madt = acpi_tables_find(tables, "APIC", 0, &length)) ||
+	    length < MADT_FLAGS + 4)
+		return false;
+	return !(get_le32(madt + MADT_FLAGS) & ACPI_MADT_PCAT_COMPAT);
+}
+
 void pic_disable(void)
 {
+	if (boot_info.efi_boot && madt_says_no_pic()) {
+		ktap_note("pic: UEFI boot and the MADT has no PCAT_COMPAT: no 8259s to mask");
+		return;
+	}
 	outb(PIC1_COMMAND, ICW1_INIT_WITH_ICW4);
 	io_wait();
 	outb(PIC2_COMMAND, ICW1_INIT_WITH_ICW4);

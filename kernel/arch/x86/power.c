@@ -1,11 +1,34 @@
 // SPDX-License-Identifier: MIT
-/* Leaving the machine: QEMU's debug exit, reset and halt. */
+/*
+ * Leaving the machine: QEMU's debug exit, reset and halt.
+ *
+ * Reset tries, in order, each announced on the console before it is tried
+ * (so that the last line on the screen names the way that worked):
+ *  1. the FADT's reset register (ACPI 6.5, 4.8.3.6): RESET_VALUE written to
+ *     RESET_REG, if the FADT is revision 2 or later and sets RESET_REG_SUP;
+ *  2. the 8042 keyboard controller's pulse-reset command 0xFE, which most
+ *     PCs still wire to the reset line;
+ *  3. a triple fault: an interrupt with an empty IDT.
+ * Halting stops the other CPUs with an NMI, whose handler halts with NMIs
+ * blocked (SDM 3A, 6.7.1: until IRET), then the caller.
+ */
+#include <acpi.h>
+#include <acpi_register.h>
+#include <console.h>
+#include <cpu.h>
+#include <ipi.h>
 #include <machine.h>
+#include <smp.h>
+#include <time.h>
 #include <asm/instructions.h>
+#include <asm/interrupts.h>
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define KEYBOARD_CONTROLLER	0x64
+#define KEYBOARD_INPUT_FULL	0x02
 #define KEYBOARD_PULSE_RESET	0xfe
+#define RESET_WAIT_US		500000	/* how long each way gets to work */
+#define HALT_WAIT_US		100000
 
 void arch_qemu_debug_exit(uint32_t value)
 {
@@ -21,16 +44,96 @@ void arch_halt_forever(void)
 	}
 }
 
+/* --- Halting every CPU ------------------------------------------------------ */
+
+static bool halt_requested;
+static unsigned int halted_cpus;
+
+static bool halt_on_nmi(struct interrupt_frame *frame)
+{
+	if (!__atomic_load_n(&halt_requested, __ATOMIC_ACQUIRE))
+		return false;
+	__atomic_fetch_add(&halted_cpus, 1, __ATOMIC_RELEASE);
+	arch_halt_forever();
+}
+
+void arch_halt_other_cpus(void)
+{
+	unsigned int others = smp_summary.online > 0 ? smp_summary.online - 1 : 0;
+	uint64_t deadline;
+	bool sent = true;
+
+	if (others == 0) {
+		kprintf("# halt: no other CPU is online; halting cpu %u\n", cpu_id());
+		return;
+	}
+	__atomic_store_n(&halt_requested, true, __ATOMIC_RELEASE);
+	if (!nmi_register(halt_on_nmi)) {
+		kprintf("# halt: no free NMI handler slot; the other CPUs keep running\n");
+		return;
+	}
+	for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (cpu == cpu_id() || !cpus[cpu].online)
+			continue;
+		sent &= in_nmi() ? ipi_send_nmi_from_nmi(cpu) : ipi_send_nmi(cpu);
+	}
+	deadline = cycles() + ns_to_cycles(HALT_WAIT_US * 1000ull);
+	while (__atomic_load_n(&halted_cpus, __ATOMIC_ACQUIRE) < others && cycles() < deadline)
+		cpu_relax();
+	kprintf("# halt: %u of %u other CPUs halted by NMI%s; halting cpu %u\n",
+		__atomic_load_n(&halted_cpus, __ATOMIC_ACQUIRE), others,
+		sent ? "" : " (some NMIs could not be sent)", cpu_id());
+}
+
+/* --- Reset ------------------------------------------------------------------ */
+
+static void reset_through_acpi(void)
+{
+	const struct acpi_fadt *fadt = acpi_fadt_get();
+	const char *problem;
+	char where[64];
+
+	if (!fadt) {
+		kprintf("# reboot: no FADT, so no ACPI reset register\n");
+		return;
+	}
+	if (!fadt->reset_supported) {
+		kprintf("# reboot: the FADT (revision %u) offers no reset register%s\n",
+			fadt->revision, fadt->revision < 2 ? " (revision 1 has none)" :
+			!(fadt->flags & ACPI_FADT_RESET_REG_SUP) ? " (RESET_REG_SUP clear)" : "");
+		return;
+	}
+	acpi_register_describe(&fadt->reset_register, where, sizeof(where));
+	kprintf("# reboot: writing 0x%x to the ACPI reset register (%s)\n", fadt->reset_value,
+		where);
+	/* 4.8.3.6: the register is 8 bits wide, whatever width the GAS states. */
+	problem = acpi_register_write(&fadt->reset_register, 1, fadt->reset_value);
+	if (problem) {
+		kprintf("# reboot: the ACPI reset register is unusable: %s\n", problem);
+		return;
+	}
+	udelay(RESET_WAIT_US);
+	kprintf("# reboot: still running after the ACPI reset register\n");
+}
+
+static void reset_through_keyboard_controller(void)
+{
+	kprintf("# reboot: pulsing the reset line through the 8042 keyboard controller\n");
+	/* Wait (bounded) until it can take a command; absent, it reads 0xff. */
+	for (int wait = 0; wait < 100000 && (inb(KEYBOARD_CONTROLLER) & KEYBOARD_INPUT_FULL); wait++)
+		cpu_relax();
+	outb(KEYBOARD_CONTROLLER, KEYBOARD_PULSE_RESET);
+	udelay(RESET_WAIT_US);
+	kprintf("# reboot: still running after the 8042 reset command\n");
+}
+
 void arch_reboot(void)
 {
 	struct descriptor_table_pointer no_idt = { 0, 0 };
 
-	/* The 8042's reset line (its command 0xFE), then a triple fault. */
-	for (int wait = 0; wait < 100000 && (inb(KEYBOARD_CONTROLLER) & 0x02); wait++)
-		cpu_relax();
-	outb(KEYBOARD_CONTROLLER, KEYBOARD_PULSE_RESET);
-	for (int wait = 0; wait < 1000000; wait++)
-		cpu_relax();
+	reset_through_acpi();
+	reset_through_keyboard_controller();
+	kprintf("# reboot: forcing a triple fault (an interrupt with an empty IDT)\n");
 	cli();
 	lidt(&no_idt);
 	int3();

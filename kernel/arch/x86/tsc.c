@@ -8,9 +8,15 @@
  * frequency; 0x16 the base frequency in MHz.  QEMU TCG's highest basic leaf
  * is 0xD and a higher leaf returns leaf 0xD's data (QEMU-NOTES.md), so
  * CPUID.0:EAX is checked before either is read.
+ *
+ * Each source is found from ACPI (the HPET table; the FADT's PM_TMR_BLK or
+ * X_PM_TMR_BLK, an I/O port or memory), the PIT is assumed nowhere: it is
+ * tried last and only believed if its output pin behaves like one.  Why
+ * each earlier source was passed over is printed with the choice.
  */
 #include <acpi.h>
 #include <ktap.h>
+#include <lib/format.h>
 #include <memory.h>
 #include <time.h>
 #include <asm/instructions.h>
@@ -26,6 +32,15 @@
 #define PIT_CHANNEL2_DATA	0x42
 #define PIT_COMMAND		0x43
 #define PIT_GATE_PORT		0x61	/* bit 0: channel 2 gate, bit 5: its output */
+
+/* Why the last measurement returned 0, for the boot log. */
+static const char *not_used_because;
+
+static uint64_t unusable(const char *why)
+{
+	not_used_because = why;
+	return 0;
+}
 
 static uint64_t hz_from_cpuid(void)
 {
@@ -43,7 +58,7 @@ static uint64_t hz_from_cpuid(void)
 		if (leaf.eax & 0xffff)
 			return (uint64_t)(leaf.eax & 0xffff) * 1000000;
 	}
-	return 0;
+	return unusable(max_leaf < 0x15 ? "leaves absent" : "frequencies not enumerated");
 }
 
 /* --- HPET (IA-PC HPET specification 1.0a, 2.3) ---------------------------- */
@@ -72,10 +87,10 @@ static uint64_t measure_with_hpet(unsigned int milliseconds)
 	uint64_t period_fs, ticks_wanted, start_counter, start_tsc, counter, tsc;
 
 	if (!hpet)
-		return 0;
+		return unusable("no usable HPET table");
 	period_fs = hpet[HPET_CAPABILITIES / 8] >> 32;
 	if (period_fs == 0 || period_fs > 100000000)	/* the spec caps it at 100 ns */
-		return 0;
+		return unusable("implausible counter period");
 	hpet[HPET_CONFIGURATION / 8] |= HPET_ENABLE;
 	ticks_wanted = (uint64_t)milliseconds * 1000000000000ull / period_fs;
 	start_counter = hpet[HPET_MAIN_COUNTER / 8];
@@ -83,6 +98,8 @@ static uint64_t measure_with_hpet(unsigned int milliseconds)
 	do {
 		counter = hpet[HPET_MAIN_COUNTER / 8];
 		tsc = rdtsc();
+		if (counter == start_counter && tsc - start_tsc > 10000000000ull)
+			return unusable("the main counter does not count");
 	} while (counter - start_counter < ticks_wanted);
 	return mul_div_u64(tsc - start_tsc, FEMTOSECONDS_PER_SECOND,
 			   (counter - start_counter) * period_fs);
@@ -94,23 +111,37 @@ static uint64_t measure_with_pm_timer(unsigned int milliseconds)
 {
 	const struct acpi_fadt *fadt = acpi_fadt_get();
 	uint64_t mask, ticks_wanted, elapsed = 0, start_tsc, tsc;
+	struct acpi_gas_access access;
+	const volatile uint32_t *mmio = NULL;
 	uint32_t previous, current;
-	uint16_t port;
+	uint16_t port = 0;
 
-	if (!fadt || fadt->pm_timer.address == 0 || fadt->pm_timer.space_id != ACPI_GAS_SYSTEM_IO ||
-	    fadt->pm_timer.address > 0xffff)
-		return 0;
-	port = (uint16_t)fadt->pm_timer.address;
+	if (!fadt)
+		return unusable("no FADT");
+	if (fadt->pm_timer.address == 0)
+		return unusable("the FADT lists none");
+	/* 4.8.3.3: a 32-bit register (24 counting bits unless TMR_VAL_EXT). */
+	if (acpi_gas_decode(&fadt->pm_timer, 4, &access) != ACPI_OK || access.bytes != 4)
+		return unusable("malformed timer register");
+	if (access.space_id == ACPI_GAS_SYSTEM_IO)
+		port = (uint16_t)access.address;
+	else if (access.space_id == ACPI_GAS_SYSTEM_MEMORY)
+		mmio = map_phys(access.address, 4, MAP_UNCACHED);
+	if (!port && !mmio)
+		return unusable("timer register neither I/O nor mappable memory");
 	mask = fadt->pm_timer_32bit ? 0xffffffffull : 0xffffffull;
 	ticks_wanted = PM_TIMER_HZ * milliseconds / 1000;
-	previous = inl(port) & mask;
+	previous = (mmio ? *mmio : inl(port)) & mask;
 	start_tsc = rdtsc();
 	/* Accumulate differences so that the 24-bit counter's wrap is harmless. */
 	do {
-		current = inl(port) & mask;
+		current = (mmio ? *mmio : inl(port)) & mask;
 		tsc = rdtsc();
 		elapsed += (current - previous) & mask;
 		previous = current;
+		/* A register that never moves is no timer (or a wrong address). */
+		if (elapsed == 0 && tsc - start_tsc > 10000000000ull)
+			return unusable("the counter does not count");
 	} while (elapsed < ticks_wanted);
 	return mul_div_u64(tsc - start_tsc, PM_TIMER_HZ, elapsed);
 }
@@ -130,10 +161,20 @@ static uint64_t measure_with_pit(unsigned int milliseconds)
 	outb(PIT_CHANNEL2_DATA, ticks & 0xff);
 	outb(PIT_CHANNEL2_DATA, (uint8_t)(ticks >> 8));
 	start_tsc = rdtsc();
+	/*
+	 * Mode 0 drives OUT2 low once the count is written: a pin that is
+	 * already high is no PIT (where nothing decodes port 0x61 it reads 0xff).
+	 */
+	if (inb(PIT_GATE_PORT) & 0x20) {
+		outb(PIT_GATE_PORT, gate);
+		return unusable("no PIT answers (its output is high before counting)");
+	}
 	/* OUT2 goes high when the count reaches zero; bounded in case there is no PIT. */
 	for (uint64_t spins = 0; !(inb(PIT_GATE_PORT) & 0x20); spins++) {
-		if (spins > 100000000)
-			return 0;
+		if (spins > 100000000) {
+			outb(PIT_GATE_PORT, gate);
+			return unusable("its output never went high");
+		}
 	}
 	tsc = rdtsc();
 	outb(PIT_GATE_PORT, gate);
@@ -159,22 +200,38 @@ uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds
 
 #define CALIBRATION_MILLISECONDS 20
 
+/* A measured frequency outside this range is a broken clock, not a CPU. */
+#define PLAUSIBLE_MIN_HZ	100000000ull
+#define PLAUSIBLE_MAX_HZ	20000000000ull
+
 void tsc_calibrate(void)
 {
-	static const enum clock_source measured[] = {
-		CLOCK_SOURCE_HPET, CLOCK_SOURCE_PM_TIMER, CLOCK_SOURCE_PIT,
+	static const enum clock_source order[] = {
+		CLOCK_SOURCE_CPUID, CLOCK_SOURCE_HPET, CLOCK_SOURCE_PM_TIMER, CLOCK_SOURCE_PIT,
 	};
-	uint64_t hz = hz_from_cpuid();
-	enum clock_source source = CLOCK_SOURCE_CPUID;
+	char passed_over[160] = "";
+	size_t used = 0;
+	uint64_t hz = 0;
+	enum clock_source source = CLOCK_SOURCE_NONE;
 
 	tsc_calibration.invariant = cpuid(0x80000000).eax >= 0x80000007 &&
 				    (cpuid(0x80000007).edx & (1u << 8));
-	for (size_t i = 0; hz == 0 && i < sizeof(measured) / sizeof(measured[0]); i++) {
-		source = measured[i];
+	for (size_t i = 0; hz == 0 && i < sizeof(order) / sizeof(order[0]); i++) {
+		source = order[i];
+		not_used_because = "no reason given";
 		hz = measure_tsc_against(source, CALIBRATION_MILLISECONDS);
+		if (hz && (hz < PLAUSIBLE_MIN_HZ || hz > PLAUSIBLE_MAX_HZ)) {
+			hz = 0;
+			not_used_because = "implausible frequency";
+		}
+		if (hz == 0)
+			used += (size_t)scnprintf(&passed_over[used], sizeof(passed_over) - used,
+						  "%s%s: %s", used ? "; " : "",
+						  clock_source_name(source), not_used_because);
 	}
 	if (hz == 0) {
-		ktap_note("time: no clock to calibrate the TSC against; assuming 3 GHz");
+		ktap_note("time: no clock to calibrate the TSC against (%s); assuming 3 GHz",
+			  passed_over);
 		return;
 	}
 	tsc_calibration.hz = hz;
@@ -182,4 +239,6 @@ void tsc_calibrate(void)
 	ktap_note("time: TSC %llu.%03llu MHz from the %s%s", (unsigned long long)(hz / 1000000),
 		  (unsigned long long)(hz / 1000 % 1000), clock_source_name(source),
 		  tsc_calibration.invariant ? ", invariant" : ", not marked invariant");
+	if (used)
+		ktap_note("time: passed over %s", passed_over);
 }
