@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/* The checks the fuzz targets share (tests/fuzz/fuzz.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <lib/bytes.h>
+#include <lib/string.h>
+
+#include "fuzz.h"
+
+void fuzz_fail_at(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "fuzz: %s:%d: broken promise: %s\n", file, line, what);
+	abort();
+}
+
+static void check_acpi_message(void *context, const char *message)
+{
+	size_t length = strnlen(message, ACPI_MESSAGE_SIZE);
+
+	FUZZ_CHECK(length > 0 && length < ACPI_MESSAGE_SIZE);
+	if (context)
+		(*(size_t *)context)++;
+}
+
+const struct acpi_reporter fuzz_acpi_reporter = { .report = check_acpi_message };
+
+void fuzz_check_boot_info(const struct boot_info *info)
+{
+	FUZZ_CHECK(strnlen(info->cmdline, sizeof(info->cmdline)) < sizeof(info->cmdline));
+	FUZZ_CHECK(strnlen(info->loader_name, sizeof(info->loader_name)) <
+		   sizeof(info->loader_name));
+	FUZZ_CHECK(info->memory_count <= BOOT_INFO_MAX_MEMORY_REGIONS);
+	FUZZ_CHECK(info->module_count <= BOOT_INFO_MAX_MODULES);
+	FUZZ_CHECK(info->message_count <= BOOT_INFO_MAX_MESSAGES);
+	FUZZ_CHECK(info->rsdp_copy_length <= sizeof(info->rsdp_copy));
+	FUZZ_CHECK(!info->has_rsdp_copy || info->rsdp_address == 0);
+	FUZZ_CHECK(info->info_start <= info->info_end);
+	for (size_t i = 0; i < info->message_count; i++)
+		FUZZ_CHECK(strnlen(info->messages[i], BOOT_INFO_MESSAGE_SIZE) <
+			   BOOT_INFO_MESSAGE_SIZE);
+}
+
+void fuzz_fix_checksum(uint8_t *bytes, size_t covered, size_t checksum_offset)
+{
+	uint8_t sum = 0;
+
+	if (checksum_offset >= covered)
+		return;
+	bytes[checksum_offset] = 0;
+	for (size_t i = 0; i < covered; i++)
+		sum = (uint8_t)(sum + bytes[i]);
+	bytes[checksum_offset] = (uint8_t)-sum;
+}
+
+void fuzz_fix_acpi_checksums(uint8_t *bytes, size_t size)
+{
+	size_t length;
+
+	if (size >= 8 && memcmp(bytes, "RSD PTR ", 8) == 0) {
+		fuzz_fix_checksum(bytes, size < ACPI_RSDP_V1_SIZE ? size : ACPI_RSDP_V1_SIZE, 8);
+		if (size >= ACPI_RSDP_V2_SIZE) {
+			length = get_le32(bytes + 20);
+			fuzz_fix_checksum(bytes, length < size ? length : size, 32);
+		}
+		return;
+	}
+	if (size >= ACPI_TABLE_HEADER_SIZE) {
+		length = get_le32(bytes + 4);
+		fuzz_fix_checksum(bytes, length < size ? length : size, 9);
+	}
+}
+
+uint8_t *fuzz_copy(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1);
+
+	if (!copy)
+		fuzz_fail("out of memory");
+	memcpy(copy, data, size);
+	return copy;
+}
