@@ -167,7 +167,8 @@ check: check-unit check-tools check-fuzz
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with
 # the host renaming).  `make check` replays their seed corpora and crash
-# regressions with gcc + ASan/UBSan; `make fuzz` builds them with clang's
+# regressions (and the crafted tables of tools/acpi-crafted) with gcc +
+# ASan/UBSan; `make fuzz` builds them with clang's
 # libFuzzer and runs each for FUZZ_SECONDS (tools/fuzz).
 FUZZ_TARGETS  := acpi_table acpi_walk mptable multiboot2 pvh cmdline format
 FUZZ_SECONDS  ?= 30
@@ -195,6 +196,7 @@ check-fuzz: $(FUZZ_REPLAYS)
 		$(BUILD)/host/fuzz/replay-$$target $$target tests/fuzz/corpus/$$target \
 			tests/fuzz/regressions/$$target || exit 1; \
 	done
+	$(Q)$(BUILD)/host/fuzz/replay-acpi_walk acpi_crafted tests/fuzz/crafted
 
 $(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)

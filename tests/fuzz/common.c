@@ -19,6 +19,8 @@ static void check_acpi_message(void *context, const char *message)
 	size_t length = strnlen(message, ACPI_MESSAGE_SIZE);
 
 	FUZZ_CHECK(length > 0 && length < ACPI_MESSAGE_SIZE);
+	if (getenv("FUZZ_VERBOSE"))
+		fprintf(stderr, "report: %s\n", message);
 	if (context)
 		(*(size_t *)context)++;
 }

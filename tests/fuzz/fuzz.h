@@ -37,7 +37,8 @@ void fuzz_fail_at(const char *file, int line, const char *what) __attribute__((n
 
 /*
  * An ACPI/MP reporter that checks each message: NUL-terminated within
- * ACPI_MESSAGE_SIZE and not empty.  It counts them in *(size_t *)context.
+ * ACPI_MESSAGE_SIZE and not empty.  It counts them in *(size_t *)context
+ * (if not NULL), and prints them when the environment has FUZZ_VERBOSE.
  */
 extern const struct acpi_reporter fuzz_acpi_reporter;
 
