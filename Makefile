@@ -167,9 +167,9 @@ check: check-unit check-tools check-fuzz
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with
 # the host renaming).  `make check` replays their seed corpora and crash
-# regressions (and the crafted tables of tools/acpi-crafted) with gcc +
-# ASan/UBSan; `make fuzz` builds them with clang's
-# libFuzzer and runs each for FUZZ_SECONDS (tools/fuzz).
+# regressions (and the crafted tables of tools/acpi-crafted) with gcc and
+# ASan/UBSan; `make fuzz` builds them with clang's libFuzzer and runs each for
+# FUZZ_SECONDS (tools/fuzz), one process at a time.
 FUZZ_TARGETS  := acpi_table acpi_walk mptable multiboot2 pvh cmdline format
 FUZZ_SECONDS  ?= 30
 FUZZ_CC       ?= clang-14

@@ -8,9 +8,6 @@
  * packs real boots this way).  Then all once more with every chunk's
  * checksums made right, since mutations almost always break them.
  */
-#include <stdlib.h>
-
-#include <lib/string.h>
 
 #include "../acpi_image_walk.h"
 #include "fuzz.h"
@@ -31,16 +28,6 @@ static void check(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct memory_image image;
-	struct memory_image_chunk chunk;
-	uint8_t *copy;
-
-	check(data, size);
-	copy = fuzz_copy(data, size);
-	memory_image_init(&image, copy, size);
-	for (size_t i = 0; memory_image_chunk(&image, i, &chunk); i++)
-		fuzz_fix_acpi_checksums((uint8_t *)chunk.bytes, chunk.length);
-	check(copy, size);
-	free(copy);
+	fuzz_image_as_given_and_fixed(data, size, check, fuzz_fix_acpi_checksums);
 	return 0;
 }

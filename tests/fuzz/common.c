@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <lib/bytes.h>
+#include <lib/memory_image.h>
 #include <lib/string.h>
 
 #include "fuzz.h"
@@ -81,4 +82,21 @@ uint8_t *fuzz_copy(const uint8_t *data, size_t size)
 		fuzz_fail("out of memory");
 	memcpy(copy, data, size);
 	return copy;
+}
+
+void fuzz_image_as_given_and_fixed(const uint8_t *data, size_t size,
+				   void (*run)(const uint8_t *data, size_t size),
+				   void (*fix)(uint8_t *bytes, size_t length))
+{
+	struct memory_image image;
+	struct memory_image_chunk chunk;
+	uint8_t *copy;
+
+	run(data, size);
+	copy = fuzz_copy(data, size);
+	memory_image_init(&image, copy, size);
+	for (size_t i = 0; memory_image_chunk(&image, i, &chunk); i++)
+		fix((uint8_t *)chunk.bytes, chunk.length);	/* it points into copy */
+	run(copy, size);
+	free(copy);
 }

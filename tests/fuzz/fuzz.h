@@ -63,4 +63,12 @@ void fuzz_fix_acpi_checksums(uint8_t *bytes, size_t size);
 /* A heap copy of exactly @size bytes (so that AddressSanitizer bounds it). */
 uint8_t *fuzz_copy(const uint8_t *data, size_t size);
 
+/*
+ * Call @run on a memory image (lib/memory_image.h), then on a copy of it
+ * in which @fix has made each chunk's checksums right.
+ */
+void fuzz_image_as_given_and_fixed(const uint8_t *data, size_t size,
+				   void (*run)(const uint8_t *data, size_t size),
+				   void (*fix)(uint8_t *bytes, size_t length));
+
 #endif /* TRIGOS_TESTS_FUZZ_FUZZ_H */

@@ -7,8 +7,6 @@
  * scanned directly, then mp_tables_find() searches it as the EBDA and
  * follows the pointer; both again with the checksums made right.
  */
-#include <stdlib.h>
-
 #include <lib/bytes.h>
 #include <lib/memory_image.h>
 #include <lib/mptable.h>
@@ -68,16 +66,6 @@ static void fix_checksums(uint8_t *bytes, size_t length)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct memory_image image;
-	struct memory_image_chunk chunk;
-	uint8_t *copy;
-
-	search(data, size);
-	copy = fuzz_copy(data, size);
-	memory_image_init(&image, copy, size);
-	for (size_t i = 0; memory_image_chunk(&image, i, &chunk); i++)
-		fix_checksums((uint8_t *)chunk.bytes, chunk.length);
-	search(copy, size);
-	free(copy);
+	fuzz_image_as_given_and_fixed(data, size, search, fix_checksums);
 	return 0;
 }
