@@ -181,10 +181,11 @@ HOST_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES))
 FUZZ_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SOURCES) tests/fuzz/common.c)
 FUZZ_REPLAYS  := $(patsubst %,$(BUILD)/host/fuzz/replay-%,$(FUZZ_TARGETS))
 FUZZ_BINARIES := $(patsubst %,$(BUILD)/fuzz/fuzz-%,$(FUZZ_TARGETS))
-.SECONDARY: $(patsubst %,$(BUILD)/host/tests/fuzz/%.o,$(FUZZ_TARGETS) replay common) \
-            $(patsubst %,$(BUILD)/fuzz/tests/fuzz/%.o,$(FUZZ_TARGETS)) $(FUZZ_KLIB_OBJECTS)
+FUZZ_HOST_OBJECTS := $(patsubst %,$(BUILD)/host/tests/fuzz/%.o,$(FUZZ_TARGETS) replay common)
+FUZZ_OBJECTS  := $(patsubst %,$(BUILD)/fuzz/tests/fuzz/%.o,$(FUZZ_TARGETS)) $(FUZZ_KLIB_OBJECTS)
+.SECONDARY: $(FUZZ_HOST_OBJECTS) $(FUZZ_OBJECTS)
 
-$(BUILD)/host/tests/fuzz/%.o $(BUILD)/fuzz/%.o: Makefile
+$(FUZZ_HOST_OBJECTS) $(FUZZ_OBJECTS): Makefile
 $(BUILD)/host/fuzz/replay-%: $(BUILD)/host/tests/fuzz/%.o $(BUILD)/host/tests/fuzz/replay.o \
 		$(BUILD)/host/tests/fuzz/common.o $(HOST_KLIB_OBJECTS)
 	@mkdir -p $(dir $@)

@@ -45,6 +45,9 @@ static void crafted_tables_are_reported_and_the_run_goes_on(void)
 	long size = fw_cfg_read_file(CRAFTED_FILE, crafted, sizeof(crafted));
 	long expect_size;
 	char summary[ACPI_MESSAGE_SIZE];
+	struct memory_image image;
+	struct memory_image_chunk rsdp;
+	struct physical_memory_access memory;
 
 	if (size < 0)
 		test_skip("no fw_cfg file " CRAFTED_FILE " (tests/matrix.cfg acpi-crafted-*)");
@@ -54,7 +57,10 @@ static void crafted_tables_are_reported_and_the_run_goes_on(void)
 	ASSERT_LT(expect_size, (long)sizeof(expected));
 	expected[expect_size] = '\0';
 
-	acpi_image_walk(crafted, (size_t)size, &crafted_reporter, &walk);
+	memory_image_init(&image, crafted, (size_t)size);
+	memory = memory_image_access(&image);
+	ASSERT_TRUE(memory_image_chunk(&image, 0, &rsdp));
+	acpi_image_walk(&rsdp, &memory, &crafted_reporter, &walk);
 	snprintf(summary, sizeof(summary),
 		 "root %s (%s by copy, %s by address), %zu entries, %zu valid; MADT %s, %zu CPUs",
 		 walk.is_xsdt ? "XSDT" : "RSDT", acpi_error_name(walk.root_result),

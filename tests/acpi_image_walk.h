@@ -65,32 +65,25 @@ static inline void acpi_image_walk_tables(const struct acpi_tables *tables,
 }
 
 /**
- * acpi_image_walk - walk the ACPI tables of a memory image
- * @bytes: the image (its first chunk is the RSDP)
- * @size: its size
+ * acpi_image_walk - walk the ACPI tables behind an RSDP
+ * @rsdp: the RSDP (the first chunk of a memory image)
+ * @memory: the rest of the image, by physical address
  * @reporter: where the parsers describe problems (may be NULL)
  * @out: filled in; for the root found through the RSDP copy when that
  *       works, else through its address
  */
-static inline void acpi_image_walk(const uint8_t *bytes, size_t size,
+static inline void acpi_image_walk(const struct memory_image_chunk *rsdp,
+				   const struct physical_memory_access *memory,
 				   const struct acpi_reporter *reporter,
 				   struct acpi_image_walk *out)
 {
-	struct memory_image image;
-	struct memory_image_chunk rsdp;
-	struct physical_memory_access memory;
 	struct acpi_tables tables;
 
 	memset(out, 0, sizeof(*out));
-	out->root_result = out->root_at_result = ACPI_ERROR_NOT_FOUND;
-	memory_image_init(&image, bytes, size);
-	memory = memory_image_access(&image);
-	if (!memory_image_chunk(&image, 0, &rsdp))
-		return;
-	out->root_at_result = acpi_tables_init_at(&tables, rsdp.physical, &memory, reporter);
+	out->root_at_result = acpi_tables_init_at(&tables, rsdp->physical, memory, reporter);
 	if (out->root_at_result == ACPI_OK)
 		acpi_image_walk_tables(&tables, out);
-	out->root_result = acpi_tables_init(&tables, rsdp.bytes, rsdp.length, &memory, reporter);
+	out->root_result = acpi_tables_init(&tables, rsdp->bytes, rsdp->length, memory, reporter);
 	if (out->root_result == ACPI_OK)
 		acpi_image_walk_tables(&tables, out);
 }

@@ -16,7 +16,13 @@ static struct acpi_image_walk walk;
 
 static void check(const uint8_t *data, size_t size)
 {
-	acpi_image_walk(data, size, &fuzz_acpi_reporter, &walk);
+	struct physical_memory_access memory;
+	struct memory_image_chunk rsdp;
+
+	if (!fuzz_memory_open(data, size, &memory, &rsdp))
+		return;
+	acpi_image_walk(&rsdp, &memory, &fuzz_acpi_reporter, &walk);
+	fuzz_memory_close();
 	FUZZ_CHECK(walk.valid_tables <= walk.entries);
 	if (walk.madt_result == ACPI_OK) {
 		FUZZ_CHECK(walk.madt.cpu_count <= ACPI_MAX_CPUS);

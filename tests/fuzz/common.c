@@ -100,3 +100,61 @@ void fuzz_image_as_given_and_fixed(const uint8_t *data, size_t size,
 	run(copy, size);
 	free(copy);
 }
+
+/*
+ * The chunks of the image being fuzzed, each copied to a heap block of its
+ * own size: in the image they are adjacent, so a parser reading past one
+ * would read the next chunk's header unnoticed; past a heap block,
+ * AddressSanitizer stops it.
+ */
+#define FUZZ_MAX_CHUNKS 64
+
+static struct {
+	uint64_t physical;
+	uint8_t *bytes;
+	size_t length;
+} chunks[FUZZ_MAX_CHUNKS];
+static size_t chunk_count;
+
+static const void *map_chunk(uint64_t physical, size_t length, void *context)
+{
+	for (size_t i = 0; i < chunk_count; i++) {
+		uint64_t skip = physical - chunks[i].physical;
+
+		if (physical >= chunks[i].physical && skip <= chunks[i].length &&
+		    length <= chunks[i].length - skip)
+			return chunks[i].bytes + skip;
+	}
+	return NULL;
+}
+
+bool fuzz_memory_open(const uint8_t *data, size_t size, struct physical_memory_access *memory,
+		      struct memory_image_chunk *first)
+{
+	struct memory_image image;
+	struct memory_image_chunk chunk;
+
+	fuzz_memory_close();
+	memory_image_init(&image, data, size);
+	while (chunk_count < FUZZ_MAX_CHUNKS && memory_image_chunk(&image, chunk_count, &chunk)) {
+		chunks[chunk_count].physical = chunk.physical;
+		chunks[chunk_count].bytes = fuzz_copy(chunk.bytes, chunk.length);
+		chunks[chunk_count].length = chunk.length;
+		chunk_count++;
+	}
+	memory->map = map_chunk;
+	memory->context = NULL;
+	if (chunk_count == 0)
+		return false;
+	first->physical = chunks[0].physical;
+	first->bytes = chunks[0].bytes;
+	first->length = chunks[0].length;
+	return true;
+}
+
+void fuzz_memory_close(void)
+{
+	for (size_t i = 0; i < chunk_count; i++)
+		free(chunks[i].bytes);
+	chunk_count = 0;
+}

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <lib/acpi_tables.h>
+#include <lib/memory_image.h>
 #include <boot_info.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -70,5 +71,25 @@ uint8_t *fuzz_copy(const uint8_t *data, size_t size);
 void fuzz_image_as_given_and_fixed(const uint8_t *data, size_t size,
 				   void (*run)(const uint8_t *data, size_t size),
 				   void (*fix)(uint8_t *bytes, size_t length));
+
+/**
+ * fuzz_memory_open - the physical memory a memory image input describes
+ * @data: the input, a memory image (lib/memory_image.h)
+ * @size: its size
+ * @memory: set to an accessor mapping the image's chunks by address, as
+ *          memory_image_access() would, but from a heap copy of each
+ *          chunk, so that reading past a chunk is caught
+ * @first: set to the first chunk (in its copy)
+ *
+ * The copies last until fuzz_memory_close() or the next open; at most 64
+ * chunks are kept.
+ *
+ * Return: false if the image has no chunk (@memory maps nothing then).
+ */
+bool fuzz_memory_open(const uint8_t *data, size_t size, struct physical_memory_access *memory,
+		      struct memory_image_chunk *first);
+
+/* fuzz_memory_close - free what fuzz_memory_open() copied */
+void fuzz_memory_close(void);
 
 #endif /* TRIGOS_TESTS_FUZZ_FUZZ_H */

@@ -8,7 +8,6 @@
  * follows the pointer; both again with the checksums made right.
  */
 #include <lib/bytes.h>
-#include <lib/memory_image.h>
 #include <lib/mptable.h>
 #include <lib/string.h>
 
@@ -28,14 +27,11 @@ static void check_configuration(const struct mp_configuration *config)
 
 static void search(const uint8_t *data, size_t size)
 {
-	struct memory_image image;
 	struct memory_image_chunk area;
 	struct physical_memory_access memory;
 	struct mp_floating_pointer pointer;
 
-	memory_image_init(&image, data, size);
-	memory = memory_image_access(&image);
-	if (!memory_image_chunk(&image, 0, &area))
+	if (!fuzz_memory_open(data, size, &memory, &area))
 		return;
 	if (mp_floating_pointer_scan(area.bytes, area.length, area.physical, &pointer) == ACPI_OK) {
 		FUZZ_CHECK(pointer.physical >= area.physical &&
@@ -47,6 +43,7 @@ static void search(const uint8_t *data, size_t size)
 	if (mp_tables_find(&memory, area.physical, area.physical + area.length,
 			   &fuzz_acpi_reporter, &pointer, &configuration) == ACPI_OK)
 		check_configuration(&configuration);
+	fuzz_memory_close();
 }
 
 /* Make the checksums right: a floating pointer's in every 16-byte slot, a table's. */

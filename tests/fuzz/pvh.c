@@ -5,7 +5,6 @@
  * other chunks are what it points at, the command line, module list and
  * memory map, where QEMU put them (tools/fuzz-corpus dumps real boots).
  */
-#include <lib/memory_image.h>
 #include <lib/pvh.h>
 
 #include "fuzz.h"
@@ -14,17 +13,15 @@ static struct boot_info info;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct memory_image image;
 	struct memory_image_chunk start_info;
 	struct physical_memory_access memory;
 	int result;
 
-	memory_image_init(&image, data, size);
-	memory = memory_image_access(&image);
-	if (!memory_image_chunk(&image, 0, &start_info))
+	if (!fuzz_memory_open(data, size, &memory, &start_info))
 		return 0;
 	result = pvh_parse(start_info.bytes, start_info.length, start_info.physical, &memory,
 			   &info);
+	fuzz_memory_close();
 	FUZZ_CHECK(result == 0 || result == PVH_ERROR_TOO_SHORT || result == PVH_ERROR_BAD_MAGIC);
 	fuzz_check_boot_info(&info);
 	return 0;
