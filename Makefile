@@ -80,6 +80,7 @@ endif
 
 .PHONY: all iso run test check check-unit check-tools bench clean deps
 .PHONY: check-reproducible
+.PHONY: check-fuzz fuzz fuzz-deps
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
@@ -179,7 +180,58 @@ check-unit: $(UNIT_TESTS)
 check-tools:
 	$(PYTHON) -m unittest discover -s tools/tests -t . -q
 
-check: check-unit check-tools
+check: check-unit check-tools check-fuzz
+
+# --- Fuzzing ------------------------------------------------------------------
+# Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with
+# the host renaming).  `make check` replays their seed corpora and crash
+# regressions (and the crafted tables of tools/acpi-crafted) with gcc and
+# ASan/UBSan; `make fuzz` builds them with clang's libFuzzer and runs each for
+# FUZZ_SECONDS (tools/fuzz), one process at a time.
+FUZZ_TARGETS  := acpi_table acpi_walk mptable multiboot2 pvh cmdline format
+FUZZ_SECONDS  ?= 30
+FUZZ_CC       ?= clang-14
+# clang has no optimize attribute (lib/string.c uses GCC's to keep its loops
+# from becoming calls to themselves); it is not needed for the host.
+FUZZ_CFLAGS   := $(filter-out $(HOST_SANITIZERS),$(HOST_LIB_CFLAGS)) -Wno-unknown-attributes \
+                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+HOST_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES))
+FUZZ_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SOURCES) tests/fuzz/common.c)
+FUZZ_REPLAYS  := $(patsubst %,$(BUILD)/host/fuzz/replay-%,$(FUZZ_TARGETS))
+FUZZ_BINARIES := $(patsubst %,$(BUILD)/fuzz/fuzz-%,$(FUZZ_TARGETS))
+FUZZ_HOST_OBJECTS := $(patsubst %,$(BUILD)/host/tests/fuzz/%.o,$(FUZZ_TARGETS) replay common)
+FUZZ_OBJECTS  := $(patsubst %,$(BUILD)/fuzz/tests/fuzz/%.o,$(FUZZ_TARGETS)) $(FUZZ_KLIB_OBJECTS)
+.SECONDARY: $(FUZZ_HOST_OBJECTS) $(FUZZ_OBJECTS)
+
+$(FUZZ_HOST_OBJECTS) $(FUZZ_OBJECTS): Makefile
+$(BUILD)/host/fuzz/replay-%: $(BUILD)/host/tests/fuzz/%.o $(BUILD)/host/tests/fuzz/replay.o \
+		$(BUILD)/host/tests/fuzz/common.o $(HOST_KLIB_OBJECTS)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $^
+	$(call say,LINK,$@)
+
+check-fuzz: $(FUZZ_REPLAYS)
+	$(Q)for target in $(FUZZ_TARGETS); do \
+		$(BUILD)/host/fuzz/replay-$$target $$target tests/fuzz/corpus/$$target \
+			tests/fuzz/regressions/$$target || exit 1; \
+	done
+	$(Q)$(BUILD)/host/fuzz/replay-acpi_walk acpi_crafted tests/fuzz/crafted
+
+$(BUILD)/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(call say,FUZZCC,$<)
+
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/tests/fuzz/%.o $(FUZZ_KLIB_OBJECTS)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^
+	$(call say,LINK,$@)
+
+fuzz-deps:
+	@tools/deps --fuzz --quiet
+
+fuzz: fuzz-deps
+	$(MAKE) --no-print-directory $(FUZZ_BINARIES)
+	tools/fuzz --seconds $(FUZZ_SECONDS) --build $(BUILD) $(FUZZ_TARGETS)
 
 # --- Boot matrix --------------------------------------------------------------
 test: deps-quiet

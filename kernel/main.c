@@ -6,6 +6,7 @@
 #include <acpi.h>
 #include <boot.h>
 #include <cpu.h>
+#include <firmware_dump.h>
 #include <hypervisor.h>
 #include <ipi.h>
 #include <irq.h>
@@ -42,8 +43,10 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
 	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */
+	firmware_dump_boot_info();			/* dump=multiboot,pvh: raw, for fuzzing */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */
+	firmware_dump_tables();				/* dump=acpi,mptable: raw, for fuzzing */
 	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
 	interrupt_controller_init();			/* local APIC, its timer */
 	smp_arch_init();				/* the wake IPI */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <boot.h>
+#include <firmware_dump.h>
 #include <hypervisor.h>
 #include <ktap.h>
 #include <options.h>
@@ -186,6 +187,16 @@ static bool apply_exit(const struct cmdline_word *word, const char **error)
 	return false;
 }
 
+static bool apply_dump(const struct cmdline_word *word, const char **error)
+{
+	unsigned int mask = word->has_value ? firmware_dump_parse(word->value, word->value_length) : 0;
+
+	if (!mask)
+		return false;
+	kernel_options.dump = mask;
+	return true;
+}
+
 static const struct option known_options[] = {
 	{ "test", "a glob list, e.g. lib_*,paging", apply_test },
 	{ "bench", "a glob list of benchmarks, e.g. trigger*,ipi", apply_bench },
@@ -200,6 +211,7 @@ static const struct option known_options[] = {
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */
