@@ -1,21 +1,11 @@
 """Tests of tools/bench: BENCH-line parsing, naming, tables and --compare (no QEMU needed)."""
-import importlib.machinery
-import importlib.util
 import io
 import os
+import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load_tool(name):
-    path = os.path.join(HERE, "..", name)
-    loader = importlib.machinery.SourceFileLoader(name + "_tool", path)
-    spec = importlib.util.spec_from_loader(name + "_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_loader import load_tool  # noqa: E402
 
 bench = load_tool("bench")
 

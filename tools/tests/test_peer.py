@@ -1,22 +1,12 @@
 """Tests of tools/peer: the Linux boot-log reading, the initramfs writer (no QEMU, no network)."""
-import importlib.machinery
-import importlib.util
 import os
+import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_loader import load_tool  # noqa: E402
 
-
-def load_peer():
-    path = os.path.join(HERE, "..", "peer")
-    loader = importlib.machinery.SourceFileLoader("peer_tool", path)
-    spec = importlib.util.spec_from_loader("peer_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-peer = load_peer()
+peer = load_tool("peer")
 
 # Shaped like what Debian's 6.1 cloud kernel prints on COM1 here (written for
 # this test): APs print their own clock in between, lines end in CR LF.

@@ -1,24 +1,14 @@
 """Tests of tools/plot: chart data, gnuplot scripts and the Markdown report."""
-import importlib.machinery
-import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_loader import load_tool  # noqa: E402
 
-
-def load_plot():
-    path = os.path.join(HERE, "..", "plot")
-    loader = importlib.machinery.SourceFileLoader("plot_tool", path)
-    spec = importlib.util.spec_from_loader("plot_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-plot = load_plot()
+plot = load_tool("plot")
 
 
 def wake(name, p50):
