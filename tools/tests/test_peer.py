@@ -1,6 +1,8 @@
 """Tests of tools/peer: the Linux boot-log reading, the initramfs writer (no QEMU, no network)."""
+import io
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,6 +69,26 @@ class AnalyseBoot(unittest.TestCase):
         found = peer.analyse_boot([(0.0, "garbage \x00\xff"), (1.0, "[ bad ] smp: x")])
         self.assertEqual(len(found["problems"]), 3)
         self.assertEqual(peer.boot_records(found, 2), [])
+
+
+class Boot(unittest.TestCase):
+    def test_a_qemu_that_cannot_start_is_a_problem_not_a_crash(self):
+        saved = peer.qemu_command
+        peer.qemu_command = lambda files, initramfs, cpus: ["/nonexistent/qemu-system-x86_64"]
+        try:
+            with tempfile.TemporaryDirectory() as directory:
+                entry = peer.boot({"kernel_release": "6.1", "packages": []}, "initrd", 2,
+                                  os.path.join(directory, "linux.log"))
+        finally:
+            peer.qemu_command = saved
+        self.assertEqual((entry["config"], entry["results"]), ("linux-2cpu", []))
+        self.assertIn("cannot start /nonexistent/qemu-system-x86_64", entry["problems"][0])
+        bench = load_tool("bench")
+        out = io.StringIO()
+        progress = bench.Progress(1, out=out)
+        progress.begin("linux-2cpu")
+        progress.end(entry)
+        self.assertIn("linux-2cpu: 0.0 s, 0 figures, exit None", out.getvalue())
 
 
 class Packages(unittest.TestCase):
