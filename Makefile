@@ -242,8 +242,15 @@ test: deps-quiet
 	$(PYTHON) tools/matrix --check-status $(BUILD)/check.status --check-log $(BUILD)/check.log \
 		--iso $(ISO) --kernel $(KERNEL_ELF) --jobs 2 tests/matrix.cfg
 
+# tools/bench boots the matrix and the Linux peer (build/peer), tools/plot
+# draws the charts and writes the report; BENCH_ARGS="--repeat 3" etc.
 bench: deps-quiet iso
-	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) tests/bench.cfg
+	@status=0; \
+	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/results.json \
+		$(BENCH_ARGS) tests/bench.cfg || status=$$?; \
+	$(PYTHON) tools/plot --report $(BUILD)/bench/report.md $(BUILD)/bench/results.json || \
+		status=1; \
+	echo "bench: report in $(BUILD)/bench/report.md"; exit $$status
 
 # --- Dependencies -------------------------------------------------------------
 deps:

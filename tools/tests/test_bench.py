@@ -1,28 +1,35 @@
-"""Tests of tools/bench's BENCH-line parsing (no QEMU needed)."""
-import importlib.machinery
-import importlib.util
+"""Tests of tools/bench: BENCH-line parsing, naming, tables and --compare (no QEMU needed)."""
+import io
 import os
+import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_loader import load_tool  # noqa: E402
+
+bench = load_tool("bench")
 
 
-def load_bench():
-    path = os.path.join(HERE, "..", "bench")
-    loader = importlib.machinery.SourceFileLoader("bench_tool", path)
-    spec = importlib.util.spec_from_loader("bench_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+def distribution(name, p50, p90, cpus=2, **extra):
+    record = {"v": 1, "name": name, "cpus": cpus, "unit": "ns", "n": 100, "min": p50 // 2,
+              "p50": p50, "p90": p90, "p99": p90 * 2, "max": p90 * 3}
+    record.update(extra)
+    return record
 
 
-bench = load_bench()
+def run(config, results, cpus=2, wall=1.5, **extra):
+    entry = {"config": config, "run": "--boot kernel --cpus %d" % cpus, "exit": 0,
+             "wall_seconds": wall, "header": {"name": "header", "cpus": cpus},
+             "results": results}
+    entry.update(extra)
+    return entry
 
 
 class ParseBenchLines(unittest.TestCase):
     def test_value_and_distribution_records(self):
         lines = [
-            "    # BENCH {\"v\":1,\"name\":\"ap_bringup\",\"cpus\":8,\"unit\":\"us\",\"value\":812}\r\n",
+            "    # BENCH {\"v\":1,\"name\":\"ap_bringup\",\"cpus\":8,\"unit\":\"us\","
+            "\"value\":812}\r\n",
             "# BENCH {\"v\":1,\"name\":\"ipi\",\"cpus\":2,\"unit\":\"cycles\",\"n\":3,"
             "\"min\":1,\"p50\":2,\"p90\":3,\"p99\":3,\"max\":3}\n",
             "    ok 1 something\n",
@@ -35,6 +42,25 @@ class ParseBenchLines(unittest.TestCase):
         self.assertEqual(bench.figure(results[1]), "p50 2  p99 3  (n=3)")
         self.assertEqual(bench.figure(results[0]), "812")
 
+    def test_new_optional_keys_and_unknown_keys_are_kept(self):
+        line = ("    # BENCH {\"v\":1,\"name\":\"trigger_wake_short_spin\",\"backend\":\"spin\","
+                "\"cpus\":2,\"unit\":\"ns\",\"n\":400,\"min\":100,\"p50\":300,\"p90\":400,"
+                "\"p99\":900,\"max\":5000,\"outliers\":3,\"overhead\":24,\"warmup\":10,"
+                "\"future_key\":{\"nested\":[1,2]}}\n")
+        results, problems = bench.parse_bench_lines([line])
+        self.assertEqual(problems, [])
+        self.assertEqual(results[0]["outliers"], 3)
+        self.assertEqual(results[0]["overhead"], 24)
+        self.assertEqual(results[0]["future_key"], {"nested": [1, 2]})
+        self.assertEqual(bench.benchmark_and_variant(results[0]),
+                         ("trigger_wake_short", {"backend": "spin"}))
+
+    def test_header_record_needs_no_figure(self):
+        line = ("# BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":2,"
+                "\"tsc_hz\":2245747539,\"tsc_source\":\"HPET\"}\n")
+        results, problems = bench.parse_bench_lines([line])
+        self.assertEqual((len(results), problems), (1, []))
+
     def test_broken_records_are_reported_not_raised(self):
         lines = [
             "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"us\",\"value\":\n",   # truncated JSON
@@ -43,16 +69,153 @@ class ParseBenchLines(unittest.TestCase):
             "# BENCH {\"v\":2,\"name\":\"future\",\"unit\":\"us\",\"value\":3}\n",
             "# BENCH [1, 2]\n",
             "\x00\xff garbage # BENCH\n",
+            "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"p50\":\"fast\"}\n",
+            "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"value\":true}\n",
+            "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"value\":1,\"backend\":7}\n",
+            "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"n\":4}\n",        # no figure
+            "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"value\":1,\"outliers\":null}\n",
         ]
         results, problems = bench.parse_bench_lines(lines)
         self.assertEqual(results, [])
-        self.assertEqual(len(problems), 6)
+        self.assertEqual(len(problems), len(lines))
         self.assertIn("line 1", problems[0])
         self.assertIn("version", problems[3])
+        self.assertIn("'p50'", problems[6])
+        self.assertIn("not a number", problems[7])
+        self.assertIn("not a string", problems[8])
+        self.assertIn("neither value nor p50", problems[9])
+        self.assertIn("'outliers'", problems[10])
 
     def test_lines_that_only_mention_bench_are_ignored_quietly(self):
-        results, problems = bench.parse_bench_lines(["# benchmarks follow\n", "KTAP version 1\n"])
+        lines = ["# benchmarks follow\n", "KTAP version 1\n",
+                 "    # BENCH-PHASE begin idle_spin cpus=2 waiting=1\n"]
+        results, problems = bench.parse_bench_lines(lines)
         self.assertEqual((results, problems), ([], []))
+
+
+class Naming(unittest.TestCase):
+    def test_backend_suffix_leaves_the_name_but_lookalikes_do_not(self):
+        self.assertEqual(bench.benchmark_and_variant({"name": "stop_machine_adaptive"}),
+                         ("stop_machine", {"backend": "adaptive"}))
+        self.assertEqual(bench.benchmark_and_variant({"name": "call_single_wait_spinning"}),
+                         ("call_single_wait_spinning", {}))
+        # An explicit backend wins, and a name without its suffix stays whole.
+        self.assertEqual(bench.benchmark_and_variant({"name": "wake", "backend": "hlt"}),
+                         ("wake", {"backend": "hlt"}))
+
+    def test_config_names(self):
+        self.assertEqual(bench.split_config_name("spinlock-8cpu-mcs-spinning"),
+                         ("spinlock", 8, "mcs-spinning"))
+        self.assertEqual(bench.split_config_name("ipi-call-stop-2cpu"), ("ipi-call-stop", 2, ""))
+        self.assertEqual(bench.split_config_name("odd"), ("odd", None, ""))
+
+    def test_figure_key_names_cpus_that_differ_from_the_boot(self):
+        entry = run("spinlock-4cpu", [], cpus=4)
+        record = {"name": "lock_uncontended", "lock": "mcs", "cpus": 1, "unit": "cycles",
+                  "p50": 3}
+        self.assertEqual(bench.figure_key(entry, record),
+                         ("spinlock", "lock_uncontended", "mcs 1 CPU", "cycles", "4"))
+
+    def test_peer_cpu_counts_come_from_bringup_sections(self):
+        matrix = load_tool("matrix")
+        entries = matrix.parse_config(
+            "[bringup-8cpu]\nrun = --boot kernel --cpus 8\ngroups = bringup\n"
+            "[bringup-2cpu]\nrun = --boot kernel --cpus 2\ngroups = bringup quick\n"
+            "[other-4cpu]\nrun = --boot kernel --cpus 4\ngroups = quick\n", "test.cfg")
+        self.assertEqual(bench.peer_cpu_counts(entries), [2, 8])
+
+
+class Tables(unittest.TestCase):
+    def report(self):
+        return {"runs": [
+            run("trigger-2cpu", [distribution("trigger_wake_short_spin", 300, 400),
+                                 distribution("trigger_wake_short_hlt", 9000, 12000)]),
+            run("trigger-4cpu", [distribution("trigger_wake_short_spin", 350, 500, cpus=4)],
+                cpus=4, wall=3.0),
+            run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us", "value": 1100}],
+                cpus=8, wall=0.25),
+            run("linux-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us", "value": 1104276,
+                                "peer": "linux", "clock": "guest printk"}],
+                cpus=8, wall=6.5, family="bringup", peer="linux", header={"peer": "linux"}),
+        ]}
+
+    def test_one_table_per_family_backend_rows_vcpu_columns(self):
+        tables = {title.split(":")[0]: (header, rows)
+                  for title, header, rows in bench.build_tables(self.report())}
+        header, rows = tables["trigger"]
+        self.assertEqual(header, ["benchmark", "variant", "unit", "2 vCPU", "4 vCPU"])
+        self.assertEqual(rows[0], ["trigger_wake_short", "spin", "ns", "300 (p99 800)",
+                                   "350 (p99 1000)"])
+        self.assertEqual(rows[1], ["trigger_wake_short", "hlt", "ns", "9000 (p99 24000)", ""])
+        header, rows = tables["bringup"]
+        self.assertEqual([row[1] for row in rows], ["trigos", "linux guest printk"])
+        whole = [table for table in bench.build_tables(self.report())
+                 if table[0].startswith("whole")][0]
+        self.assertIn(["bringup", "linux", "s wall", "", "", "6.50"], whole[2])
+        self.assertIn(["bringup", "trigos", "s wall", "", "", "0.25"], whole[2])
+
+    def test_text_and_markdown_rendering(self):
+        tables = bench.build_tables(self.report())
+        out = io.StringIO()
+        bench.render_text(tables, out)
+        self.assertIn("trigger_wake_short  spin", out.getvalue())
+        markdown = bench.render_markdown([("t", ["a", "b"], [["x|y", ""]])])
+        self.assertIn("| a | b |\n|---|---|\n| x\\|y |   |", markdown)
+
+    def test_repeated_runs_give_the_median(self):
+        report = {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us",
+                                                 "value": value}], cpus=8)
+                           for value in (900, 1000, 5000)]}
+        rows = bench.build_tables(report)[0][2]
+        self.assertEqual(rows[0][3], "1000 x3")
+
+
+class Compare(unittest.TestCase):
+    def test_verdicts_and_noise_sources(self):
+        old = {"runs": [
+            run("trigger-2cpu", [distribution("wake_spin", 1000, 1100),
+                                 distribution("wake_hlt", 1000, 1500),
+                                 {"name": "host_cpu_idle_spin", "cpus": 2, "unit": "%",
+                                  "value": 99.0},
+                                 {"name": "zero", "unit": "x", "value": 0}])]}
+        new = {"runs": [
+            run("trigger-2cpu", [distribution("wake_spin", 1500, 1600),     # +50 % > 10 %
+                                 distribution("wake_hlt", 1200, 1300),      # +20 % < 50 %
+                                 {"name": "host_cpu_idle_spin", "cpus": 2, "unit": "%",
+                                  "value": 98.0},
+                                 {"name": "zero", "unit": "x", "value": 4},
+                                 distribution("only_new", 5, 6)])]}
+        rows = {(key[1], key[2]): row for row in bench.compare(old, new) for key in [row[0]]}
+        spin = rows[("wake", "spin")]
+        self.assertAlmostEqual(spin[3], 0.5)
+        self.assertAlmostEqual(spin[4], 0.1)          # old (1100-1000)/1000, the larger
+        self.assertEqual((spin[5], spin[6]), ("p50..p90", "CHANGED"))
+        hlt = rows[("wake", "hlt")]
+        self.assertEqual((hlt[5], hlt[6]), ("p50..p90", "within noise"))
+        self.assertEqual(rows[("host_cpu_idle", "spin")][5:], ("none", "no noise estimate"))
+        self.assertEqual(rows[("zero", "-")][6], "old figure is 0")
+        self.assertNotIn(("only_new", "-"), rows)
+
+    def test_repeats_give_the_noise_when_present(self):
+        def boots(values):
+            return {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8,
+                                                   "unit": "us", "value": value}], cpus=8)
+                             for value in values]}
+        rows = bench.compare(boots([1000]), boots([1100, 1200, 1300]))
+        bringup = [row for row in rows if row[0][1] == "ap_bringup"][0]
+        self.assertAlmostEqual(bringup[3], 0.2)
+        self.assertAlmostEqual(bringup[4], 200 / 1200)
+        self.assertEqual((bringup[5], bringup[6]), ("repeats", "CHANGED"))
+        rows = bench.compare(boots([1000, 1400]), boots([1300]))
+        bringup = [row for row in rows if row[0][1] == "ap_bringup"][0]
+        self.assertEqual((bringup[5], bringup[6]), ("repeats", "within noise"))
+
+    def test_compare_tables_say_the_noise_source(self):
+        rows = bench.compare({"runs": [run("t-2cpu", [distribution("w", 10, 20)])]},
+                             {"runs": [run("t-2cpu", [distribution("w", 11, 20)])]})
+        tables = bench.compare_tables(rows)
+        body = [row for title, header, body in tables for row in body if row[0] == "w"]
+        self.assertEqual(body[0][6:], ["+10.0%", "100.0% (p50..p90)", "within noise"])
 
 
 if __name__ == "__main__":
