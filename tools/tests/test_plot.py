@@ -42,8 +42,11 @@ REPORT = {
                                  "value": 99.5},
                                 {"name": "host_cpu_idle_hlt", "cpus": 2, "unit": "%",
                                  "value": 0.5}]),
-        run("trigger-users-2cpu", 2, [wake("stop_machine_spin", 10), wake("stop_machine_hlt", 11)]),
-        run("trigger-users-8cpu", 8, [dict(wake("stop_machine_spin", 55000), cpus=8)]),
+        # As the kernel reports them (ns, the backend in its own key); plotted in us.
+        run("trigger-users-2cpu", 2, [dict(wake("stop_machine", 10000), backend="spin"),
+                                      dict(wake("stop_machine", 11000), backend="hlt")]),
+        run("trigger-users-8cpu", 8, [dict(wake("stop_machine", 55000000), backend="spin",
+                                           cpus=8)]),
         run("bringup-8cpu", 8, [{"name": "ap_bringup", "cpus": 8, "unit": "us", "value": 1100}]),
         run("bringup-2cpu", 2, [{"name": "ap_bringup", "cpus": 2, "unit": "us", "value": 400}]),
         run("linux-8cpu", 8, [{"name": "ap_bringup", "cpus": 8, "unit": "us", "value": 1130000,
@@ -85,7 +88,7 @@ class Charts(unittest.TestCase):
         self.assertEqual(self.chart("host_cpu").data.splitlines()[1:],
                          ['"spin" 99.5', '"hlt" 0.50'])
         stop = self.chart("stop_machine")
-        self.assertEqual(stop.data.splitlines()[1:], ["2 10 11", "8 55000 NaN"])
+        self.assertEqual(stop.data.splitlines()[1:], ["2 10.0 11.0", "8 55000 NaN"])
         self.assertIn('set xtics ("2 (1x)" 2, "8 (4x)" 8)', stop.script)
 
     def test_bringup_beside_linux_in_ms(self):
