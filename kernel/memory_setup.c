@@ -4,6 +4,7 @@
 #include <ktap.h>
 #include <memory.h>
 #include <memory_setup.h>
+#include <screen_console.h>
 
 extern char __kernel_start[], __kernel_end[];
 
@@ -28,6 +29,7 @@ void memory_init(void)
 	page_allocator_init(&boot_info, reserved, count);
 	page_allocator_stats(&stats);
 	paging_init(&boot_info);
+	screen_console_late_init();	/* a framebuffer above 4 GiB is reachable now */
 	ktap_note("memory: %llu MiB in %zu free ranges, %llu KiB reserved for the kernel and boot data",
 		  (unsigned long long)(stats.total_pages * PAGE_SIZE >> 20), stats.range_count,
 		  (unsigned long long)(stats.reserved_bytes >> 10));

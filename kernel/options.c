@@ -174,6 +174,23 @@ static bool apply_exit(const struct cmdline_word *word, const char **error)
 	return false;
 }
 
+static bool apply_console(const struct cmdline_word *word, const char **error)
+{
+	struct console_choice *choice = &kernel_options.consoles;
+
+	if (!word->has_value)
+		return false;
+	if (choice->count == CONSOLE_CHOICES_MAX) {
+		*error = "too many console= words";
+		return false;
+	}
+	*error = console_spec_parse(word->value, word->value_length, &choice->specs[choice->count]);
+	if (*error)
+		return false;
+	choice->count++;
+	return true;
+}
+
 static const struct option known_options[] = {
 	{ "test", "a glob list, e.g. lib_*,paging", apply_test },
 	{ "seed", "a number", apply_seed },
@@ -187,6 +204,7 @@ static const struct option known_options[] = {
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <console_setup.h>
 #include <machine.h>
 
 #define OPTION_GLOB_SIZE 256
@@ -29,6 +30,7 @@ struct kernel_options {
 	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
+	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };
 
 extern struct kernel_options kernel_options;
