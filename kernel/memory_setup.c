@@ -22,6 +22,12 @@ void memory_init(void)
 	for (size_t i = 0; i < boot_info.module_count; i++)
 		reserved[count++] = (struct physical_range){ boot_info.modules[i].start,
 							     boot_info.modules[i].end };
+	/* Some firmware (SeaBIOS with ramfb) puts the framebuffer in RAM. */
+	if (boot_info.has_framebuffer)
+		reserved[count++] = (struct physical_range){
+			boot_info.framebuffer.address,
+			boot_info.framebuffer.address +
+				(uint64_t)boot_info.framebuffer.pitch * boot_info.framebuffer.height };
 	count += arch_firmware_reserved_ranges(&boot_info, &reserved[count], RESERVED_MAX - count);
 
 	if (boot_info.memory_count == 0)

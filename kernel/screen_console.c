@@ -183,6 +183,13 @@ static bool start(void)
 		text_pixels[color] = framebuffer_pixel(&surface, text_rgb[color]);
 	background_pixel = framebuffer_pixel(&surface, BACKGROUND_RGB);
 	text_grid_init(&grid, shadow, surface.width / cell_width, full_rows);
+	/*
+	 * Scrolling redraws nearly every cell with text; a third of the screen
+	 * at a time makes that a third as often per line, which is what
+	 * makes the screen console cheap under TCG (and on slow uncached
+	 * video memory).
+	 */
+	grid.scroll_lines = full_rows / 3 ? full_rows / 3 : 1;
 	framebuffer_fill(&surface, 0, 0, surface.width, surface.height, background_pixel);
 	for (size_t i = 0; i < (size_t)grid.columns * grid.rows; i++)
 		drawn[i] = (struct text_cell){ ' ', COLOR_NORMAL };

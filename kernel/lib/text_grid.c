@@ -46,6 +46,7 @@ void text_grid_init(struct text_grid *grid, struct text_cell *cells, unsigned in
 	grid->rows = rows;
 	grid->column = 0;
 	grid->row = 0;
+	grid->scroll_lines = 1;
 	grid->color = 0;
 	grid->pending = 0;
 	grid->pending_left = 0;
@@ -72,11 +73,19 @@ static void scroll_up(struct text_grid *grid, unsigned int lines)
 
 static void new_line(struct text_grid *grid)
 {
+	unsigned int lines = grid->scroll_lines;
+
 	grid->column = 0;
-	if (grid->row + 1 < grid->rows)
+	if (grid->row + 1 < grid->rows) {
 		grid->row++;
-	else
-		scroll_up(grid, 1);
+		return;
+	}
+	if (lines == 0)
+		lines = 1;
+	if (lines > grid->rows)
+		lines = grid->rows;
+	scroll_up(grid, lines);
+	grid->row = grid->rows - lines;
 }
 
 static void put_code(struct text_grid *grid, uint32_t code)

@@ -27,6 +27,8 @@ struct text_grid {
 	struct text_cell *cells;
 	unsigned int columns, rows;
 	unsigned int column, row;	/* the cursor */
+	unsigned int scroll_lines;	/* rows one scroll moves (1 after init): moving
+					 * several at once redraws the screen less often */
 	uint8_t color;			/* for the characters written next */
 	uint32_t pending;		/* a UTF-8 sequence being decoded */
 	unsigned int pending_left;	/* its continuation bytes still to come */

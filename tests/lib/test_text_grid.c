@@ -70,6 +70,26 @@ static void last_row_scrolls(void)
 	EXPECT_EQ(grid.dirty_last, (unsigned int)ROWS - 1);
 }
 
+static void scrolls_several_lines_at_once(void)
+{
+	struct text_grid grid;
+
+	text_grid_init(&grid, cells, COLUMNS, ROWS);
+	grid.scroll_lines = 2;
+	write_text(&grid, "one\ntwo\nthree\nfour");
+	/* "four" needed a row: two went, leaving "three" and two free rows. */
+	EXPECT_STREQ(row_text(&grid, 0), "three   ");
+	EXPECT_STREQ(row_text(&grid, 1), "four    ");
+	EXPECT_STREQ(row_text(&grid, 2), "        ");
+	write_text(&grid, "\nfive\nsix");
+	EXPECT_STREQ(row_text(&grid, 0), "five    ");
+	EXPECT_STREQ(row_text(&grid, 1), "six     ");
+	grid.scroll_lines = 9;	/* more than the rows: the screen is cleared */
+	write_text(&grid, "\n\nseven");
+	EXPECT_STREQ(row_text(&grid, 0), "seven   ");
+	EXPECT_STREQ(row_text(&grid, 1), "        ");
+}
+
 static void dirty_range_follows_writes(void)
 {
 	struct text_grid grid;
@@ -138,6 +158,7 @@ static const struct test_case lib_text_grid_cases[] = {
 	TEST_CASE(lines_and_cursor),
 	TEST_CASE(full_line_wraps_once),
 	TEST_CASE(last_row_scrolls),
+	TEST_CASE(scrolls_several_lines_at_once),
 	TEST_CASE(dirty_range_follows_writes),
 	TEST_CASE(utf8_to_latin1),
 	TEST_CASE(colour_is_kept_per_cell),
