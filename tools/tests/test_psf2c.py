@@ -1,22 +1,11 @@
 """Tests of tools/psf2c, the console font converter, on tiny fonts built here."""
 import gzip
-import importlib.machinery
-import importlib.util
 import os
 import struct
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load_tool(name):
-    path = os.path.join(HERE, "..", name)
-    loader = importlib.machinery.SourceFileLoader(name + "_tool", path)
-    spec = importlib.util.spec_from_loader(name + "_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from tools.tests.tool_loader import load_tool
 
 
 psf2c = load_tool("psf2c")

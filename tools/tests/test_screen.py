@@ -12,15 +12,7 @@ import tempfile
 import threading
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def load_tool(name):
-    loader = importlib.machinery.SourceFileLoader(f"screen_{name}", os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from tools.tests.tool_loader import load_tool
 
 
 screencheck = load_tool("screencheck")
