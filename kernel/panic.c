@@ -28,9 +28,9 @@ void panic_begin(void)
 
 void panic_end(void)
 {
-	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
 	char progress[96];
 
+	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
 	kprintf("# RESULT: CRASH\n");
 	test_describe_progress(progress, sizeof(progress));
 	screen_console_show_verdict(VERDICT_CRASH, progress);

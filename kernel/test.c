@@ -323,47 +323,53 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	running.suite = NULL;
 }
 
-/* What the finished suites counted, for a crash report's banner. */
-static struct counts run_totals;
+/* What the finished suites counted (test_run_selected's totals), for a crash banner. */
+static const struct counts *finished_totals;
 
 void test_describe_progress(char *buffer, size_t size)
 {
+	static const struct counts none;
+	const struct counts *done = finished_totals ? finished_totals : &none;
+
 	if (running.suite && running.test_case)
 		snprintf(buffer, size, "in %s.%s; before it pass:%u fail:%u skip:%u",
-			 running.suite->name, running.test_case->name, run_totals.passed,
-			 run_totals.failed, run_totals.skipped);
+			 running.suite->name, running.test_case->name, done->passed, done->failed,
+			 done->skipped);
 	else
-		snprintf(buffer, size, "outside the tests; pass:%u fail:%u skip:%u", run_totals.passed,
-			 run_totals.failed, run_totals.skipped);
+		snprintf(buffer, size, "outside the tests; pass:%u fail:%u skip:%u", done->passed,
+			 done->failed, done->skipped);
 }
 
 enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 {
+	struct counts totals = { 0, 0, 0 };
 	unsigned int number = 0;
 	enum verdict verdict;
 	char detail[96];
+
+	finished_totals = &totals;
 
 	running.runner_cpu = cpu_id();
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++) {
 		if (selected_case_count(*suite) == 0)
 			continue;
-		run_suite(*suite, ++number, repeat, seed, &run_totals);
+		run_suite(*suite, ++number, repeat, seed, &totals);
 	}
 	if (number == 0)
 		kprintf("# no test case matched test=%s\n", selection ? selection : "");
-	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", run_totals.passed, run_totals.failed,
-		run_totals.skipped, run_totals.passed + run_totals.failed + run_totals.skipped);
+	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", totals.passed, totals.failed,
+		totals.skipped, totals.passed + totals.failed + totals.skipped);
 
-	if (run_totals.failed)
+	if (totals.failed)
 		verdict = VERDICT_FAIL;
-	else if (run_totals.passed == 0)
+	else if (totals.passed == 0)
 		verdict = VERDICT_SKIP;
 	else
 		verdict = VERDICT_PASS;
 	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
-	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", run_totals.passed,
-		 run_totals.failed, run_totals.skipped, run_totals.passed + run_totals.failed + run_totals.skipped,
+	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
+		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
 		 verdict == VERDICT_SKIP ? " (all skipped)" : "");
 	screen_console_show_verdict(verdict, detail);
 	return verdict;
