@@ -62,6 +62,15 @@ kernel_object = $(BUILD)/kernel/$(basename $(1)).o
 KERNEL_OBJECTS := $(foreach f,$(BOOT_SOURCES) $(ARCH_SOURCES) $(KERNEL_SOURCES) \
                     $(LIB_SOURCES) $(LIB_TESTS) $(KERNEL_TESTS),$(call kernel_object,$(f)))
 
+# The screen console's font, converted at build time (tools/psf2c) from a
+# Debian console font; the generated C file lives in build/ only.
+# Uni2-VGA16 (console-setup-linux, from u_vga16.bdf) is under an X11-style
+# licence, see /usr/share/doc/console-setup-linux/copyright.fonts.gz.
+CONSOLE_FONT   ?= /usr/share/consolefonts/Uni2-VGA16.psf.gz
+FONT_SOURCE    := $(BUILD)/generated/console_font.c
+FONT_OBJECT    := $(BUILD)/generated/console_font.o
+KERNEL_OBJECTS += $(FONT_OBJECT)
+
 HOST_LIB_OBJECTS  := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES) $(LIB_TESTS))
 HOST_RUNNER_OBJECT := $(BUILD)/host/tests/host/runner.o
 UNIT_TESTS     := $(BUILD)/host/unit-tests
@@ -95,6 +104,17 @@ $(BUILD)/kernel/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
 	$(call say,AS,$<)
+
+$(FONT_SOURCE): $(CONSOLE_FONT) tools/psf2c
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) tools/psf2c --notice "$(notdir $(CONSOLE_FONT)), Copyright (c) 2000, 2001 \
+		Dmitry Bolkhovityanov, X11-style licence (console-setup-linux copyright.fonts)" \
+		$(CONSOLE_FONT) $@
+	$(call say,PSF2C,$(CONSOLE_FONT))
+
+$(FONT_OBJECT): $(FONT_SOURCE) Makefile
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
 
 # The kernel embeds its own symbol table so that a fault prints symbol+offset.
 # Pass 1 links with an empty table; its symbols generate the real table, and

@@ -145,6 +145,7 @@ no_nx_pop:
 	jmp	fatal32
 bad_pvh_magic:
 	movl	$boot_stack_top, %esp
+	xorl	%ebp, %ebp			/* not multiboot2: no tags to look at */
 	movl	$message_bad_pvh, %esi
 	jmp	fatal32
 bad_loader_magic:
@@ -156,8 +157,40 @@ bad_loader_magic:
  * then halt for good.  Nothing is set up yet, so this is deliberately simple:
  * the UART is programmed for 115200 8N1 and polled with a bounded wait so that
  * a machine without one does not hang here before reaching the halt.
+ * VGA text memory exists on BIOS machines only: when %ebp holds the
+ * multiboot2 magic and the information at %edx has an EFI tag (types 11, 12
+ * and 17-20, Multiboot2 spec 3.6), 0xb8000 may be RAM or nothing and is
+ * left alone.
  */
 fatal32:
+	movl	$VGA_TEXT_MEMORY, %edi
+	cmpl	$MULTIBOOT2_BOOTLOADER_MAGIC, %ebp
+	jne	3f
+	movl	(%edx), %eax			/* total_size: the tags end at %edx + it */
+	addl	%edx, %eax
+	leal	8(%edx), %ecx			/* the first tag */
+1:	leal	8(%ecx), %ebx
+	cmpl	%eax, %ebx
+	ja	3f				/* no whole tag header left */
+	movl	(%ecx), %ebx			/* type */
+	testl	%ebx, %ebx
+	jz	3f				/* the end tag */
+	cmpl	$11, %ebx
+	je	2f
+	cmpl	$12, %ebx
+	je	2f
+	subl	$17, %ebx
+	cmpl	$3, %ebx
+	jbe	2f				/* 17..20 */
+	movl	4(%ecx), %ebx			/* size, then to the next 8-byte boundary */
+	cmpl	$8, %ebx
+	jb	3f
+	addl	$7, %ebx
+	andl	$~7, %ebx
+	addl	%ebx, %ecx
+	jmp	1b
+2:	xorl	%edi, %edi			/* EFI: no VGA text memory */
+3:
 	movw	$(COM1 + 3), %dx
 	movb	$0x80, %al		/* line control: divisor latch access */
 	outb	%al, %dx
@@ -171,7 +204,6 @@ fatal32:
 	movb	$0x03, %al		/* 8 data bits, no parity, 1 stop bit */
 	outb	%al, %dx
 
-	movl	$VGA_TEXT_MEMORY, %edi
 4:	movb	(%esi), %bl
 	testb	%bl, %bl
 	jz	6f
@@ -183,10 +215,12 @@ fatal32:
 	movw	$COM1, %dx
 	movb	%bl, %al
 	outb	%al, %dx
+	testl	%edi, %edi
+	jz	7f
 	movb	%bl, (%edi)
 	movb	$VGA_WHITE_ON_RED, 1(%edi)
 	addl	$2, %edi
-	incl	%esi
+7:	incl	%esi
 	jmp	4b
 6:	cli
 	hlt

@@ -2,15 +2,17 @@
  * The multiboot2 header GRUB looks for (Multiboot2 spec 3.1).  It must sit in
  * the first 32 KiB of the image, 8-byte aligned; linker.ld puts it first.
  *
- * We ask for information only, never for a video mode: the tags requested
- * below are marked optional so that a loader or firmware lacking one (no ACPI
- * 2.0 RSDP on an old BIOS, no framebuffer) still boots us.
+ * We ask for information, and for a linear framebuffer for the screen
+ * console (kernel/screen_console.c); every tag is marked optional so that a
+ * loader or firmware lacking one (no ACPI 2.0 RSDP on an old BIOS, no
+ * graphics mode) still boots us.
  */
 #define MULTIBOOT2_HEADER_MAGIC		0xe85250d6
 #define MULTIBOOT2_ARCHITECTURE_I386	0	/* 32-bit protected mode entry */
 
 #define HEADER_TAG_END			0
 #define HEADER_TAG_INFORMATION_REQUEST	1
+#define HEADER_TAG_FRAMEBUFFER		5
 #define HEADER_TAG_FLAG_OPTIONAL	1
 
 /* Information tag types (Multiboot2 spec 3.6). */
@@ -44,6 +46,19 @@ information_request:
 	.long	INFO_ACPI_OLD_RSDP
 	.long	INFO_ACPI_NEW_RSDP
 information_request_end:
+
+	/*
+	 * Spec 3.1.10: the preferred mode.  1024x768 at 32 bits is offered by
+	 * nearly every VBE BIOS and GOP, and small enough to redraw quickly;
+	 * the loader picks another mode when that one is missing.
+	 */
+	.balign 8
+	.short	HEADER_TAG_FRAMEBUFFER
+	.short	HEADER_TAG_FLAG_OPTIONAL
+	.long	20
+	.long	1024			/* width */
+	.long	768			/* height */
+	.long	32			/* depth */
 
 	.balign 8
 	.short	HEADER_TAG_END

@@ -60,6 +60,19 @@ void console_register(struct console_backend *backend)
 	*link = backend;
 }
 
+void console_unregister(struct console_backend *backend)
+{
+	bool taken = console_lock();
+
+	for (struct console_backend **link = &backends; *link; link = &(*link)->next) {
+		if (*link == backend) {
+			*link = backend->next;
+			break;
+		}
+	}
+	console_unlock(taken);
+}
+
 static void write_all(const char *text, size_t length)
 {
 	for (struct console_backend *backend = backends; backend; backend = backend->next)

@@ -5,6 +5,7 @@
  */
 #include <acpi.h>
 #include <boot.h>
+#include <console_setup.h>
 #include <cpu.h>
 #include <firmware_dump.h>
 #include <hypervisor.h>
@@ -40,6 +41,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
+	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
 	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */

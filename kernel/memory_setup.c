@@ -4,6 +4,7 @@
 #include <ktap.h>
 #include <memory.h>
 #include <memory_setup.h>
+#include <screen_console.h>
 
 extern char __kernel_start[], __kernel_end[];
 
@@ -21,6 +22,12 @@ void memory_init(void)
 	for (size_t i = 0; i < boot_info.module_count; i++)
 		reserved[count++] = (struct physical_range){ boot_info.modules[i].start,
 							     boot_info.modules[i].end };
+	/* Some firmware (SeaBIOS with ramfb) puts the framebuffer in RAM. */
+	if (boot_info.has_framebuffer)
+		reserved[count++] = (struct physical_range){
+			boot_info.framebuffer.address,
+			boot_info.framebuffer.address +
+				(uint64_t)boot_info.framebuffer.pitch * boot_info.framebuffer.height };
 	count += arch_firmware_reserved_ranges(&boot_info, &reserved[count], RESERVED_MAX - count);
 
 	if (boot_info.memory_count == 0)
@@ -28,6 +35,7 @@ void memory_init(void)
 	page_allocator_init(&boot_info, reserved, count);
 	page_allocator_stats(&stats);
 	paging_init(&boot_info);
+	screen_console_late_init();	/* a framebuffer above 4 GiB is reachable now */
 	ktap_note("memory: %llu MiB in %zu free ranges, %llu KiB reserved for the kernel and boot data",
 		  (unsigned long long)(stats.total_pages * PAGE_SIZE >> 20), stats.range_count,
 		  (unsigned long long)(stats.reserved_bytes >> 10));

@@ -197,6 +197,23 @@ static bool apply_dump(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+static bool apply_console(const struct cmdline_word *word, const char **error)
+{
+	struct console_choice *choice = &kernel_options.consoles;
+
+	if (!word->has_value)
+		return false;
+	if (choice->count == CONSOLE_CHOICES_MAX) {
+		*error = "too many console= words";
+		return false;
+	}
+	*error = console_spec_parse(word->value, word->value_length, &choice->specs[choice->count]);
+	if (*error)
+		return false;
+	choice->count++;
+	return true;
+}
+
 static const struct option known_options[] = {
 	{ "test", "a glob list, e.g. lib_*,paging", apply_test },
 	{ "bench", "a glob list of benchmarks, e.g. trigger*,ipi", apply_bench },
@@ -212,6 +229,7 @@ static const struct option known_options[] = {
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
+	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

@@ -3,6 +3,8 @@
 #include <cpu.h>
 #include <machine.h>
 #include <panic.h>
+#include <screen_console.h>
+#include <test_runner.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 
@@ -26,9 +28,13 @@ void panic_begin(void)
 
 void panic_end(void)
 {
+	char progress[96];
+
 	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
 	machine_exit_prepare();
 	kprintf("# RESULT: CRASH\n");
+	test_describe_progress(progress, sizeof(progress));
+	screen_console_show_verdict(VERDICT_CRASH, progress);
 	machine_exit(VERDICT_CRASH);
 }
 

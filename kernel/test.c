@@ -15,6 +15,7 @@
 #include <ktap.h>
 #include <panic.h>
 #include <recovery.h>
+#include <screen_console.h>
 #include <test.h>
 #include <test_runner.h>
 #include <trigger_backend.h>
@@ -344,11 +345,31 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	running.suite = NULL;
 }
 
+/* What the finished suites counted (test_run_selected's totals), for a crash banner. */
+static const struct counts *finished_totals;
+
+void test_describe_progress(char *buffer, size_t size)
+{
+	static const struct counts none;
+	const struct counts *done = finished_totals ? finished_totals : &none;
+
+	if (running.suite && running.test_case)
+		snprintf(buffer, size, "in %s.%s; before it pass:%u fail:%u skip:%u",
+			 running.suite->name, running.test_case->name, done->passed, done->failed,
+			 done->skipped);
+	else
+		snprintf(buffer, size, "outside the tests; pass:%u fail:%u skip:%u", done->passed,
+			 done->failed, done->skipped);
+}
+
 enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 {
 	struct counts totals = { 0, 0, 0 };
 	unsigned int number = 0;
 	enum verdict verdict;
+	char detail[96];
+
+	finished_totals = &totals;
 
 	running.runner_cpu = cpu_id();
 	for (const struct test_suite *const *suite = __start_test_suites;
@@ -370,5 +391,9 @@ enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 		verdict = VERDICT_PASS;
 	machine_exit_prepare();
 	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
+	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
+		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
+		 verdict == VERDICT_SKIP ? " (all skipped)" : "");
+	screen_console_show_verdict(verdict, detail);
 	return verdict;
 }

@@ -6,9 +6,13 @@
  * test=selftest_... and checks the verdict and the lines).  The runner
  * leaves selftest_* suites out unless test= names them.
  */
+#include <boot.h>
+#include <console.h>
 #include <irq.h>
+#include <memory.h>
 #include <panic.h>
 #include <test.h>
+#include <lib/string.h>
 
 static void passes(void)
 {
@@ -61,6 +65,65 @@ static const struct test_case panic_cases[] = {
 	TEST_CASE(panics),
 };
 TEST_SUITE(selftest_panic, panic_cases, NULL, NULL);
+
+/*
+ * A console backend that panics while it prints: the panic comes while this
+ * CPU holds the console lock, in the middle of a line.  Its report must
+ * still reach every console, the screen included (the matrix checks the
+ * CRASH banner in a screendump).  It panics only once: the report's own
+ * lines pass through it too.
+ */
+static bool console_panic_armed;
+
+static void panicking_write(const char *text, size_t length)
+{
+	if (console_panic_armed) {
+		console_panic_armed = false;
+		panic("deliberate panic inside a console write (console lock held)");
+	}
+}
+
+static struct console_backend panicking_backend = {
+	.name = "selftest-panicking",
+	.write = panicking_write,
+};
+
+static void panics_holding_the_console_lock(void)
+{
+	console_register(&panicking_backend);
+	console_panic_armed = true;
+	kprintf("    # this line's write panics in the self-test backend\n");
+	console_unregister(&panicking_backend);	/* not reached */
+}
+
+static const struct test_case console_panic_cases[] = {
+	TEST_CASE(panics_holding_the_console_lock),
+};
+TEST_SUITE(selftest_console_panic, console_panic_cases, NULL, NULL);
+
+/*
+ * The screen console's own drawing faults, with the console lock held: the
+ * framebuffer is unmapped under it.  The fault report re-enters the screen
+ * console on this CPU, faults again, and the screen console must then give
+ * up (not recurse, not deadlock) so that the report reaches the serial log.
+ * A fault inside a fault report is fatal: the run ends as a CRASH.
+ */
+static void screen_drawing_faults(void)
+{
+	const struct boot_framebuffer *framebuffer = &boot_info.framebuffer;
+	char names[64];
+
+	console_backend_names(names, sizeof(names));
+	if (!strstr(names, "screen"))
+		test_skip("no screen console");
+	unmap_range(framebuffer->address, (uint64_t)framebuffer->pitch * framebuffer->height);
+	kprintf("    # this line faults in the screen console\n");	/* the run ends here */
+}
+
+static const struct test_case screen_fault_cases[] = {
+	TEST_CASE(screen_drawing_faults),
+};
+TEST_SUITE(selftest_screen_fault, screen_fault_cases, NULL, NULL);
 
 static void hangs(void)
 {

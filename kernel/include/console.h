@@ -27,6 +27,9 @@ struct console_backend {
 /** console_register - add @backend; output from now on reaches it too */
 void console_register(struct console_backend *backend);
 
+/** console_unregister - remove @backend (a no-op if it is not registered) */
+void console_unregister(struct console_backend *backend);
+
 /** console_write - write @length bytes to every backend, under the console lock */
 void console_write(const char *text, size_t length);
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <console_setup.h>
 #include <machine.h>
 
 #define OPTION_GLOB_SIZE 256
@@ -31,6 +32,7 @@ struct kernel_options {
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
 	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
+	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };
 
 extern struct kernel_options kernel_options;

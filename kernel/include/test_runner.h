@@ -3,6 +3,7 @@
 #define TRIGOS_TEST_RUNNER_H
 /* The kernel's test runner: what kmain calls (tests use test.h). */
 
+#include <stddef.h>
 #include <stdint.h>
 #include <machine.h>
 
@@ -25,5 +26,11 @@ unsigned int test_select(const char *tests, const char *benchmarks);
  * "# RESULT:" line and returns the verdict.
  */
 enum verdict test_run_selected(unsigned int repeat, uint64_t seed);
+
+/**
+ * test_describe_progress - "in suite.case; before it pass:P fail:F skip:S"
+ * (or "outside the tests; ..."), for a crash report; takes no lock
+ */
+void test_describe_progress(char *buffer, size_t size);
 
 #endif

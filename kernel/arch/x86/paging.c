@@ -254,6 +254,16 @@ void paging_init(const struct boot_info *info)
 	map_or_panic(PAGE_SIZE, 0xa0000, MAP_WRITE, "low memory");
 	map_or_panic(0xa0000, 0xc0000, MAP_WRITE | MAP_UNCACHED, "VGA memory");
 	map_or_panic(0xc0000, 0x100000, MAP_WRITE, "the BIOS area");
+	/*
+	 * The framebuffer stays where the screen console found it in the boot
+	 * map.  Uncached: there is no PAT set-up for write-combining, and the
+	 * console never reads it back.
+	 */
+	if (info->has_framebuffer && info->framebuffer.type == 1)
+		map_or_panic(info->framebuffer.address,
+			     info->framebuffer.address +
+				     (uint64_t)info->framebuffer.pitch * info->framebuffer.height,
+			     MAP_WRITE | MAP_UNCACHED, "the framebuffer");
 
 	map_or_panic((uint64_t)__text_start, (uint64_t)__text_end, MAP_EXECUTE, "kernel text");
 	map_or_panic((uint64_t)__rodata_start, (uint64_t)__rodata_end, 0, "kernel rodata");

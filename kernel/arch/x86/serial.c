@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * 16550 UART console backend (COM1).
+ * 16550 UART console backends (COM1-COM4, ttyS0-ttyS3).
  *
  * The UART is probed before use: a machine may have none (many laptops, QEMU
  * with -serial none), and reading a missing port returns 0xff, so a plain
@@ -12,7 +12,8 @@
 #include <serial.h>
 #include <asm/instructions.h>
 
-#define COM1_PORT			0x3f8
+/* The legacy ISA addresses of COM1-COM4 (what firmware and Linux assume). */
+static const uint16_t serial_ports[SERIAL_PORT_COUNT] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
 
 #define REGISTER_DATA			0	/* with DLAB=1: divisor low */
 #define REGISTER_INTERRUPT_ENABLE	1	/* with DLAB=1: divisor high */
@@ -31,8 +32,6 @@
 
 #define UART_CLOCK_DIVISOR_BASE		115200
 #define TRANSMIT_WAIT_LIMIT		100000
-
-static uint16_t serial_port;
 
 static bool uart_present(uint16_t port)
 {
@@ -80,29 +79,65 @@ static void uart_put(uint16_t port, char character)
 	outb(port + REGISTER_DATA, (uint8_t)character);
 }
 
-static void serial_write(const char *text, size_t length)
+/*
+ * Lines end in a bare LF, as KTAP logs do, so that a captured log's last
+ * line is exactly "# RESULT: ..." for tools that compare it whole; a
+ * terminal shows it with LF mapped to CR LF (picocom --imap lfcrlf,
+ * minicom's "add carriage return").
+ */
+static void uart_write(uint16_t port, const char *text, size_t length)
 {
-	/*
-	 * Lines end in a bare LF, as KTAP logs do, so that a captured log's
-	 * last line is exactly "# RESULT: ..." for tools that compare it
-	 * whole; a terminal shows it with LF mapped to CR LF (picocom
-	 * --imap lfcrlf, minicom's "add carriage return").
-	 */
 	for (size_t i = 0; i < length; i++)
-		uart_put(serial_port, text[i]);
+		uart_put(port, text[i]);
 }
 
-static struct console_backend serial_backend = {
-	.name = "com1",
-	.write = serial_write,
+#define DEFINE_SERIAL_WRITER(index)					\
+	static void serial_write_##index(const char *text, size_t length)	\
+	{									\
+		uart_write(serial_ports[index], text, length);			\
+	}
+
+DEFINE_SERIAL_WRITER(0)
+DEFINE_SERIAL_WRITER(1)
+DEFINE_SERIAL_WRITER(2)
+DEFINE_SERIAL_WRITER(3)
+
+static struct console_backend serial_backends[SERIAL_PORT_COUNT] = {
+	{ .name = "com1", .write = serial_write_0 },
+	{ .name = "com2", .write = serial_write_1 },
+	{ .name = "com3", .write = serial_write_2 },
+	{ .name = "com4", .write = serial_write_3 },
 };
+static bool serial_registered[SERIAL_PORT_COUNT];
+
+uint16_t serial_port_address(unsigned int index)
+{
+	return index < SERIAL_PORT_COUNT ? serial_ports[index] : 0;
+}
+
+bool serial_console_add(unsigned int index, unsigned int baud)
+{
+	if (index >= SERIAL_PORT_COUNT || baud == 0 || UART_CLOCK_DIVISOR_BASE % baud != 0)
+		return false;
+	if (!serial_registered[index] && !uart_present(serial_ports[index]))
+		return false;
+	uart_setup(serial_ports[index], baud);
+	if (!serial_registered[index]) {
+		console_register(&serial_backends[index]);
+		serial_registered[index] = true;
+	}
+	return true;
+}
+
+void serial_console_remove(unsigned int index)
+{
+	if (index < SERIAL_PORT_COUNT && serial_registered[index]) {
+		console_unregister(&serial_backends[index]);
+		serial_registered[index] = false;
+	}
+}
 
 bool serial_console_init(void)
 {
-	if (!uart_present(COM1_PORT))
-		return false;
-	serial_port = COM1_PORT;
-	uart_setup(serial_port, 115200);
-	console_register(&serial_backend);
-	return true;
+	return serial_console_add(0, UART_CLOCK_DIVISOR_BASE);
 }
