@@ -78,13 +78,14 @@ void machine_exit(enum verdict verdict)
 			arch_qemu_debug_exit(qemu_exit_values[verdict]);
 		/*
 		 * Still here: not QEMU, or QEMU without isa-debug-exit.  Power
-		 * off so that a plain QEMU still ends the run.
+		 * off so that a plain QEMU still ends the run, quietly: the
+		 * verdict stays the last line unless the power-off fails.
 		 */
-		arch_acpi_poweroff();
+		arch_acpi_poweroff(false);
 		arch_halt_other_cpus();
 		break;
 	case EXIT_ACTION_POWEROFF:
-		arch_acpi_poweroff();
+		arch_acpi_poweroff(true);
 		kprintf("# exit=poweroff: the machine is still on; halting every CPU instead\n");
 		arch_halt_other_cpus();
 		break;

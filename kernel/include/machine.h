@@ -54,7 +54,11 @@ void machine_exit_prepare(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);
-bool arch_acpi_poweroff(void);
+/*
+ * ACPI S5; returns only if it did not happen.  Refusals and failures are
+ * always printed; with @announce_steps the steps too, before they are tried.
+ */
+bool arch_acpi_poweroff(bool announce_steps);
 void arch_reboot(void) __attribute__((noreturn));
 void arch_halt_forever(void) __attribute__((noreturn));
 /* Stop every other online CPU (NMI into a halt loop) and say how many stopped. */

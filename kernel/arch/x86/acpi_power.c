@@ -61,7 +61,7 @@ static bool poweroff_refused(const char *why)
 	return false;
 }
 
-bool arch_acpi_poweroff(void)
+bool arch_acpi_poweroff(bool announce_steps)
 {
 	const struct acpi_fadt *fadt = acpi_fadt_get();
 	struct acpi_sleep_type values;
@@ -85,16 +85,18 @@ bool arch_acpi_poweroff(void)
 
 	if (!(control & PM1_CONTROL_SCI_ENABLE) && fadt->smi_command_port &&
 	    fadt->smi_command_port <= 0xffff && fadt->acpi_enable_value) {
-		kprintf("# poweroff: switching the firmware to ACPI mode (SMI_CMD 0x%x)\n",
-			fadt->smi_command_port);
+		if (announce_steps)
+				kprintf("# poweroff: switching the firmware to ACPI mode (SMI_CMD 0x%x)\n",
+				fadt->smi_command_port);
 		outb((uint16_t)fadt->smi_command_port, fadt->acpi_enable_value);
 		for (int wait = 0; wait < 1000000 && !(control & PM1_CONTROL_SCI_ENABLE); wait++) {
 			cpu_relax();
 			acpi_register_read(&fadt->pm1a_control, 2, &control);
 		}
 	}
-	kprintf("# poweroff: entering ACPI S5: SLP_TYPa %u through PM1a_CNT (%s)%s\n",
-		values.slp_typ_a, where, fadt->pm1b_control.address ? " and PM1b_CNT" : "");
+	if (announce_steps)
+		kprintf("# poweroff: entering ACPI S5: SLP_TYPa %u through PM1a_CNT (%s)%s\n",
+			values.slp_typ_a, where, fadt->pm1b_control.address ? " and PM1b_CNT" : "");
 	acpi_register_write(&fadt->pm1a_control, 2, sleep_control(values.slp_typ_a));
 	if (fadt->pm1b_control.address)
 		acpi_register_write(&fadt->pm1b_control, 2, sleep_control(values.slp_typ_b));
