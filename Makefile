@@ -6,6 +6,8 @@
 #   make check      host unit tests (kernel/lib, tools)
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
+#   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
+#   make soak N=200 N boots drawn from the matrix, random seeds
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 #
@@ -79,6 +81,7 @@ say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
 .PHONY: all iso run test check check-unit check-tools bench clean deps
+.PHONY: test-lava soak
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
@@ -173,6 +176,25 @@ test: deps-quiet
 
 bench: deps-quiet iso
 	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) tests/bench.cfg
+
+# --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
+# The LAVA qemu job run by the real dispatcher (lava-run, no server): once as
+# it is, once with the harness's self-test whose cases pass, fail, fault and
+# skip on purpose; tools/lava compares LAVA's results with tools/ktap's.
+test-lava: deps-quiet
+	@tools/deps --quiet --with lava
+	$(MAKE) --no-print-directory iso
+	$(PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/qemu
+	$(PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/selftest \
+		--cmdline test=selftest_outcomes --expect fail
+
+# N boots of configurations drawn from the matrix, each with a random seed=.
+N         ?= 200
+SOAK_ARGS ?=
+soak: deps-quiet
+	$(MAKE) --no-print-directory iso
+	$(PYTHON) tools/soak --iso $(ISO) --kernel $(KERNEL_ELF) --boots $(N) --jobs 2 \
+		--out $(BUILD)/soak $(SOAK_ARGS) tests/matrix.cfg
 
 # --- Dependencies -------------------------------------------------------------
 deps:
