@@ -7,6 +7,8 @@
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
 #   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
+#   make test-labgrid  the labgrid example, its board a QEMU
+#   make netboot    the GRUB EFI network image iPXE chains on a board
 #   make soak N=200 N boots drawn from the matrix, random seeds
 #   make deps       install the Debian packages the build and tests need
 #   make clean
@@ -81,7 +83,7 @@ say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
 .PHONY: all iso run test check check-unit check-tools bench clean deps
-.PHONY: test-lava soak
+.PHONY: test-lava test-labgrid soak netboot
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
@@ -178,15 +180,39 @@ bench: deps-quiet iso
 	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) tests/bench.cfg
 
 # --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
+# lava-dispatcher and labgrid are Debian packages of Debian's own Python,
+# which need not be the python3 first on PATH.
+SYSTEM_PYTHON ?= /usr/bin/python3
+
 # The LAVA qemu job run by the real dispatcher (lava-run, no server): once as
 # it is, once with the harness's self-test whose cases pass, fail, fault and
 # skip on purpose; tools/lava compares LAVA's results with tools/ktap's.
 test-lava: deps-quiet
 	@tools/deps --quiet --with lava
 	$(MAKE) --no-print-directory iso
-	$(PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/qemu
-	$(PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/selftest \
+	$(SYSTEM_PYTHON) tools/lava validate --device ci/lava/device-qemu.yaml \
+		ci/lava/qemu-job.yaml ci/lava/x86-board-job.yaml
+	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/qemu
+	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/selftest \
 		--cmdline test=selftest_outcomes --expect fail
+
+# The labgrid example (ci/labgrid) with labgrid's QEMUDriver as the board:
+# TrigosStrategy boots the ISO, tools/ktap checks the console it kept.
+test-labgrid: deps-quiet
+	@tools/deps --quiet --with labgrid
+	$(MAKE) --no-print-directory iso
+	$(SYSTEM_PYTHON) ci/labgrid/run-ktap --env ci/labgrid/env-board.yaml --validate
+	$(SYSTEM_PYTHON) ci/labgrid/run-ktap --env ci/labgrid/env-qemu.yaml
+
+# A standalone GRUB for UEFI with grub.cfg and the kernel in its memdisk:
+# what iPXE chains on a board (ci/lava/x86-board-job.yaml).
+NETBOOT := $(BUILD)/netboot/trigos-grub.efi
+$(NETBOOT): $(KERNEL_ELF) iso/grub.cfg
+	@mkdir -p $(dir $@)
+	grub-mkstandalone -O x86_64-efi -o $@ --fonts= --locales= --themes= \
+		boot/grub/grub.cfg=iso/grub.cfg boot/trigos.elf=$(KERNEL_ELF)
+
+netboot: $(NETBOOT)
 
 # N boots of configurations drawn from the matrix, each with a random seed=.
 N         ?= 200
