@@ -187,6 +187,7 @@ SYSTEM_PYTHON ?= /usr/bin/python3
 # The LAVA qemu job run by the real dispatcher (lava-run, no server): once as
 # it is, once with the harness's self-test whose cases pass, fail, fault and
 # skip on purpose; tools/lava compares LAVA's results with tools/ktap's.
+# Then the board job's boot path: iPXE chaining the GRUB network image.
 test-lava: deps-quiet
 	@tools/deps --quiet --with lava
 	$(MAKE) --no-print-directory iso
@@ -195,6 +196,9 @@ test-lava: deps-quiet
 	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/qemu
 	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/selftest \
 		--cmdline test=selftest_outcomes --expect fail
+	$(MAKE) --no-print-directory netboot
+	$(PYTHON) tools/matrix --iso $(ISO) --kernel $(KERNEL_ELF) --log-dir $(BUILD)/lava/netboot \
+		ci/lava/netboot.cfg
 
 # The labgrid example (ci/labgrid) with labgrid's QEMUDriver as the board:
 # TrigosStrategy boots the ISO, tools/ktap checks the console it kept.
