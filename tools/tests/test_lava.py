@@ -3,26 +3,14 @@
 monitor patterns of ci/lava/qemu-job.yaml, applied the way lava_dispatcher
 2023.01 applies them (no lava-dispatcher needed)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
+from tools.tests.test_run import TOOLS, load_tool
+
 JOB = os.path.join(os.path.dirname(TOOLS), "ci", "lava", "qemu-job.yaml")
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-lava = load("trigos_lava", os.path.join(TOOLS, "lava"))
+lava = load_tool("lava")
 ktap = lava.load_ktap()
 
 LOG = """\

@@ -2,8 +2,6 @@
 """Tests of tools/soak: what it draws, how it seeds, how it counts, and whole
 soaks through tools/run against the fake QEMU of test_run.py."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -11,22 +9,12 @@ import sys
 import textwrap
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
+# The fake QEMU and its fixture live in test_run.py.
+from tools.tests.test_run import TOOLS, FakeQemuCase, load_tool
+
 SOAK = os.path.join(TOOLS, "soak")
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-soak = load("trigos_soak", SOAK)
+soak = load_tool("soak")
 matrix = soak.load_matrix()
-test_run = load("trigos_test_run_for_soak", os.path.join(HERE, "test_run.py"))
 
 CONFIG = textwrap.dedent("""\
     [plain]
@@ -118,7 +106,7 @@ class CountingTest(unittest.TestCase):
         self.assertIn("tools/soak --seed 99 --boots 3", text)
 
 
-class SoakRunTest(test_run.FakeQemuCase):
+class SoakRunTest(FakeQemuCase):
     RUN_CONFIG = textwrap.dedent("""\
         [good]
         run = --boot kernel
