@@ -6,6 +6,10 @@
 #   make check      host unit tests (kernel/lib, tools)
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
+#   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
+#   make test-labgrid  the labgrid example, its board a QEMU
+#   make netboot    the GRUB EFI network image iPXE chains on a board
+#   make soak N=200 N boots drawn from the matrix, random seeds
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 #
@@ -90,6 +94,7 @@ endif
 .PHONY: all iso run test check check-unit check-tools bench clean deps
 .PHONY: check-reproducible
 .PHONY: check-fuzz fuzz fuzz-deps
+.PHONY: test-lava test-labgrid soak netboot
 all: $(KERNEL_ELF)
 
 # --- Kernel -------------------------------------------------------------------
@@ -271,6 +276,53 @@ bench: deps-quiet iso
 	$(PYTHON) tools/plot --report $(BUILD)/bench/report.md $(BUILD)/bench/results.json || \
 		status=1; \
 	echo "bench: report in $(BUILD)/bench/report.md"; exit $$status
+
+# --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
+# lava-dispatcher and labgrid are Debian packages of Debian's own Python,
+# which need not be the python3 first on PATH.
+SYSTEM_PYTHON ?= /usr/bin/python3
+
+# The LAVA qemu job run by the real dispatcher (lava-run, no server): once as
+# it is, once with the harness's self-test whose cases pass, fail, fault and
+# skip on purpose; tools/lava compares LAVA's results with tools/ktap's.
+# Then the board job's boot path: iPXE chaining the GRUB network image.
+test-lava: deps-quiet
+	@tools/deps --quiet --with lava
+	$(MAKE) --no-print-directory iso
+	$(SYSTEM_PYTHON) tools/lava validate --device ci/lava/device-qemu.yaml \
+		ci/lava/qemu-job.yaml ci/lava/x86-board-job.yaml
+	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/qemu
+	$(SYSTEM_PYTHON) tools/lava run --iso $(ISO) --out $(BUILD)/lava/selftest \
+		--cmdline test=selftest_outcomes --expect fail
+	$(MAKE) --no-print-directory netboot
+	$(PYTHON) tools/matrix --iso $(ISO) --kernel $(KERNEL_ELF) --log-dir $(BUILD)/lava/netboot \
+		ci/lava/netboot.cfg
+
+# The labgrid example (ci/labgrid) with labgrid's QEMUDriver as the board:
+# TrigosStrategy boots the ISO, tools/ktap checks the console it kept.
+test-labgrid: deps-quiet
+	@tools/deps --quiet --with labgrid
+	$(MAKE) --no-print-directory iso
+	$(SYSTEM_PYTHON) ci/labgrid/run-ktap --env ci/labgrid/env-board.yaml --validate
+	$(SYSTEM_PYTHON) ci/labgrid/run-ktap --env ci/labgrid/env-qemu.yaml
+
+# A standalone GRUB for UEFI with grub.cfg and the kernel in its memdisk:
+# what iPXE chains on a board (ci/lava/x86-board-job.yaml).
+NETBOOT := $(BUILD)/netboot/trigos-grub.efi
+$(NETBOOT): $(KERNEL_ELF) iso/grub.cfg
+	@mkdir -p $(dir $@)
+	grub-mkstandalone -O x86_64-efi -o $@ --fonts= --locales= --themes= \
+		boot/grub/grub.cfg=iso/grub.cfg boot/trigos.elf=$(KERNEL_ELF)
+
+netboot: $(NETBOOT)
+
+# N boots of configurations drawn from the matrix, each with a random seed=.
+N         ?= 200
+SOAK_ARGS ?=
+soak: deps-quiet
+	$(MAKE) --no-print-directory iso
+	$(PYTHON) tools/soak --iso $(ISO) --kernel $(KERNEL_ELF) --boots $(N) --jobs 2 \
+		--out $(BUILD)/soak $(SOAK_ARGS) tests/matrix.cfg
 
 # --- Dependencies -------------------------------------------------------------
 deps:
