@@ -37,14 +37,19 @@ INCLUDES   := -Ikernel/include -Ikernel -Ikernel/arch/x86/include
 # the current stack; -mgeneral-regs-only because nothing saves SSE state.
 # Frame pointers stay, and tail calls stay calls, so that a fault can print
 # a complete stack trace.
+# Files generated into the build directory (the font, the symbol table) are
+# named as if it were build/, so that the image does not depend on BUILD=
+# (make check-reproducible builds in two directories).
+BUILD_PREFIX_MAP := -ffile-prefix-map=$(BUILD)/=build/
+
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) $(INCLUDES) \
               -ffreestanding \
               -fno-stack-protector -fno-pic -fno-pie -mcmodel=small -mno-red-zone \
               -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
               -fno-optimize-sibling-calls \
               -fno-asynchronous-unwind-tables -fno-strict-aliasing -fno-common \
-              -fno-delete-null-pointer-checks -MMD -MP
-KERNEL_ASFLAGS := $(INCLUDES) -D__ASSEMBLY__ -g -MMD -MP
+              -fno-delete-null-pointer-checks -MMD -MP $(BUILD_PREFIX_MAP)
+KERNEL_ASFLAGS := $(INCLUDES) -D__ASSEMBLY__ -g -MMD -MP $(BUILD_PREFIX_MAP)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
 # kernel/lib also builds for the host, where its libc-named functions are
