@@ -559,7 +559,7 @@ static void rogue_unlocks_are_caught_by_the_owner_check(void)
 
 static void broken_owner_check_is_caught_by_the_checker(void)
 {
-	static char reason[200];
+	static char reason[128];	/* as long as a skip reason may be */
 	struct witnessed seen = { 0 };
 	unsigned long caught = 0, rogue_unlocks = 0;
 	uint64_t start = now_ns();
@@ -592,18 +592,19 @@ static void broken_owner_check_is_caught_by_the_checker(void)
 		  "sections on one lock, %lu on any locks", runs,
 		  (unsigned long long)((now_ns() - start) / MS), rogue_unlocks, caught,
 		  seen.same_lock, seen.any_locks);
-	EXPECT_GT(rogue_unlocks, 0u);
 	/* Two CPUs were in one critical section at once: the checker must have seen it. */
 	if (seen.same_lock > 0)
 		EXPECT_GT(caught, 0u);
 	if (caught == 0) {
-		snprintf(reason, sizeof(reason), "no second CPU got into a broken lock in %llu ms "
-			 "(the two timed CPUs were in critical sections at the same time %lu "
-			 "times: %s)", (unsigned long long)(BROKEN_LOCK_BOUND_NS / MS),
-			 seen.any_locks, seen.any_locks ? "no rogue unlock came at the right moment"
-			 : "the host never ran them together");
+		/* A rogue unlock needs a failed trylock: another CPU in the lock meanwhile. */
+		snprintf(reason, sizeof(reason), "%s in %llu ms (the host's scheduling)",
+			 seen.any_locks ? "no rogue unlock let a second CPU into a lock"
+					: "the two timed CPUs were never in sections at once",
+			 (unsigned long long)(BROKEN_LOCK_BOUND_NS / MS));
 		test_skip(reason);
 	}
+	/* Only a rogue unlock lets a second CPU into the lock. */
+	EXPECT_GT(rogue_unlocks, 0u);
 }
 
 static const struct test_case locktorture_cases[] = {
