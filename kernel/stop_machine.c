@@ -52,6 +52,7 @@ struct stop_machine_data {
 static DEFINE_SPINLOCK(stop_machine_lock);
 static uint64_t stuck_deadline_ns = STOP_MACHINE_STUCK_DEADLINE_NS;
 static struct stop_machine_stats stats;
+static struct cpumask last_late;	/* written before the report is counted */
 
 /*
  * All CPUs wait for a state change on one trigger, as in the seed (one
@@ -92,9 +93,11 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 	unsigned int cpu;
 
 	late[0] = '\0';
+	cpumask_clear(&last_late);
 	for_each_cpu(cpu, &smd->taking_part) {
 		if (__atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) >= state)
 			continue;
+		cpumask_set_cpu(&last_late, cpu);
 		if (used + 8 >= sizeof(late)) {
 			snprintf(late + used, sizeof(late) - used, "...");
 			break;
@@ -102,7 +105,7 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 		used += (size_t)snprintf(late + used, sizeof(late) - used, "%s%u", used ? "," : "",
 					 cpu);
 	}
-	__atomic_fetch_add(&stats.stuck_reports, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.stuck_reports, 1, __ATOMIC_RELEASE);
 	ktap_note("stop_machine: cpu %u has waited %llu ms after %s for cpus %s (interrupts "
 		  "disabled elsewhere?)", cpu_id(),
 		  (unsigned long long)(cycles_to_ns(waited) / 1000000), state_names[state],
@@ -265,6 +268,9 @@ void stop_machine_stats_read(struct stop_machine_stats *out)
 	out->rounds = __atomic_load_n(&stats.rounds, __ATOMIC_RELAXED);
 	out->stuck_reports = __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED);
 	out->refused = __atomic_load_n(&stats.refused, __ATOMIC_RELAXED);
+	/* After a report is counted, its set is complete (acquire pairs with the count). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	out->last_late = last_late;
 }
 
 uint64_t stop_machine_set_stuck_deadline(uint64_t nanoseconds)

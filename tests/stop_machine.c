@@ -403,28 +403,62 @@ static void refused_where_it_could_deadlock(void)
 	check_runs(none);
 }
 
-#define SHORT_DEADLINE_NS (50ull * 1000 * 1000)
+#define SHORT_DEADLINE_NS	(50ull * 1000 * 1000)
+#define HOLD_LIMIT_NS		CPU_TEST_TIMEOUT_NS	/* when no report ever comes */
+
+/*
+ * The laggard: interrupts off, so stop_machine's call cannot reach it,
+ * until the report that names it is out (or the limit: a report never
+ * came).  Holding for a fixed time instead would make the report depend
+ * on when the caller, delayed by the host, started to wait.
+ */
+static struct {
+	uint64_t reports_before;
+	bool parked;
+	bool released_by_report;
+} hold;
+
+static void hold_until_reported(void *unused)
+{
+	bool enabled = local_irq_save();
+	uint64_t start = cycles(), limit = ns_to_cycles(HOLD_LIMIT_NS);
+	struct stop_machine_stats now;
+
+	__atomic_store_n(&hold.parked, true, __ATOMIC_RELEASE);
+	do {
+		cpu_relax();
+		stop_machine_stats_read(&now);
+	} while (now.stuck_reports == hold.reports_before && cycles() - start < limit);
+	hold.released_by_report = now.stuck_reports != hold.reports_before;
+	local_irq_restore(enabled);
+}
 
 static void a_cpu_holding_everyone_up_is_named(void)
 {
-	struct cpu_test_park park = { .limit_ns = 4 * SHORT_DEADLINE_NS };
 	struct stop_machine_stats before, after;
 	uint64_t old_deadline, start, took;
 	unsigned int laggard = cpus_present() - 1;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: nobody to hold it up");
-	ASSERT_TRUE(cpu_test_park_on(laggard, &park));
 	stop_machine_stats_read(&before);
+	hold.reports_before = before.stuck_reports;
+	hold.parked = hold.released_by_report = false;
+	ASSERT_TRUE(smp_run_on_async(laggard, hold_until_reported, NULL));
+	while (!__atomic_load_n(&hold.parked, __ATOMIC_ACQUIRE))
+		cpu_relax();
 	old_deadline = stop_machine_set_stuck_deadline(SHORT_DEADLINE_NS);
 	start = now_ns();
-	/* The park ends by itself after limit_ns; then the laggard joins. */
+	/* The laggard joins once its report is out. */
 	EXPECT_GE(stop_machine(count_run, NULL, NULL), 0);
 	took = now_ns() - start;
 	stop_machine_set_stuck_deadline(old_deadline);
 	stop_machine_stats_read(&after);
-	ASSERT_TRUE(cpu_test_unpark(laggard, &park));
+	ASSERT_TRUE(smp_wait_for(laggard, CPU_TEST_TIMEOUT_NS));
+	EXPECT_TRUE(hold.released_by_report);
 	EXPECT_EQ(after.stuck_reports - before.stuck_reports, 1u);
+	EXPECT_TRUE(cpumask_test_cpu(&after.last_late, laggard));
+	/* No report before the deadline: the caller waited that long at least. */
 	EXPECT_GE(took, SHORT_DEADLINE_NS);
 	EXPECT_EQ(runs_on[laggard], 1u);
 }

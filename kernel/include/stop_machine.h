@@ -75,11 +75,13 @@ int stop_machine(stop_machine_fn_t fn, void *data, const struct cpumask *run_on)
  * @rounds:		stop_machines completed
  * @stuck_reports:	reports of CPUs that did not acknowledge a state in time
  * @refused:		calls refused before anything ran
+ * @last_late:		the CPUs the last stuck report named
  */
 struct stop_machine_stats {
 	uint64_t rounds;
 	uint64_t stuck_reports;
 	uint64_t refused;
+	struct cpumask last_late;
 };
 
 void stop_machine_stats_read(struct stop_machine_stats *stats);
