@@ -364,7 +364,7 @@ uint64_t trigger_spin_budget_ns(void)
  * timer after arming, it returned at once if it ended before that with no
  * interrupt; anything else (an early interrupt left pending from before,
  * another interrupt) is retried too.  The majority of three counted tries
- * decides.  Returns the longest stay of a counted try in microseconds.
+ * decides; the longest stay of a counted try is kept for the log.
  */
 #define MWAIT_PROBE_TIMER_NS	2000000ull
 #define MWAIT_PROBE_COUNTED	3
