@@ -180,10 +180,11 @@ static void tsc_agrees_with_a_second_clock(void)
 	};
 	uint64_t hz = tsc_calibration.hz, best = UINT64_MAX;
 	enum clock_source other = CLOCK_SOURCE_NONE;
+	struct tsc_measurements stats, best_stats = { 0 };
 
 	ASSERT_GT(hz, 0u);
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		if (sources[i] != tsc_calibration.source && measure_tsc_against(sources[i], 5)) {
+		if (sources[i] != tsc_calibration.source && measure_tsc_against(sources[i], 1, NULL)) {
 			other = sources[i];
 			break;
 		}
@@ -191,19 +192,27 @@ static void tsc_agrees_with_a_second_clock(void)
 	if (other == CLOCK_SOURCE_NONE)
 		test_skip("no second clock source to compare with");
 	/*
-	 * Under emulation a measurement can be stretched by host scheduling,
-	 * so the best of three is compared, within 20%: a real calibration
-	 * error (a wrong divisor, a wrong period) is far larger than that.
+	 * Each measurement is already the median of several whose reference
+	 * reads were not interrupted (kernel/arch/x86/tsc.c), so a vCPU the
+	 * host stops cannot skew it; the best of three is compared, within
+	 * 20%: a real calibration error (a wrong divisor, a wrong period) is
+	 * far larger than that.
 	 */
 	for (int attempt = 0; attempt < 3; attempt++) {
-		uint64_t measured = measure_tsc_against(other, 30);
+		uint64_t measured = measure_tsc_against(other, 10, &stats);
 
-		if (difference(measured, hz) < best)
+		if (difference(measured, hz) < best) {
 			best = difference(measured, hz);
+			best_stats = stats;
+		}
 	}
-	test_diag("calibrated %llu kHz from the %s; the %s agrees within %llu kHz",
+	test_diag("calibrated %llu kHz from the %s; the %s agrees within %llu kHz "
+		  "(the median of %u of %u measurements taken, %llu-%llu kHz)",
 		  (unsigned long long)(hz / 1000), clock_source_name(tsc_calibration.source),
-		  clock_source_name(other), (unsigned long long)(best / 1000));
+		  clock_source_name(other), (unsigned long long)(best / 1000),
+		  best_stats.accepted, best_stats.taken,
+		  (unsigned long long)(best_stats.lowest_hz / 1000),
+		  (unsigned long long)(best_stats.highest_hz / 1000));
 	EXPECT_LT(best, hz / 5);
 }
 

@@ -56,12 +56,27 @@ void udelay(uint64_t microseconds);
 /** tsc_calibrate - find the TSC frequency; says which source it used */
 void tsc_calibrate(void);
 
+#define TSC_MEASUREMENTS_WANTED	5
+#define TSC_MEASUREMENTS_MAX	12
+
+/* What one measure_tsc_against() did, for the log. */
+struct tsc_measurements {
+	unsigned int taken, rejected, accepted;
+	uint64_t hz, lowest_hz, highest_hz;	/* the median and range of the accepted */
+};
+
 /**
- * measure_tsc_against - count TSC cycles over about @milliseconds of the
- * reference @source; returns the TSC frequency it implies, 0 if @source is
- * unavailable.  The calibration uses it, and so does the test that checks
- * the calibration against a second source.
+ * measure_tsc_against - the TSC frequency a reference clock implies
+ * @source: the clock to measure against (CLOCK_SOURCE_CPUID: read, not measured)
+ * @milliseconds: the length of each measurement
+ * @stats: filled with the counts and the spread unless NULL
+ *
+ * Returns the median of TSC_MEASUREMENTS_WANTED measurements whose
+ * reference reads were not interrupted (at most TSC_MEASUREMENTS_MAX
+ * taken), 0 if @source is unavailable.  The calibration uses it, and so
+ * does the test that checks the calibration against a second source.
  */
-uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds);
+uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds,
+			     struct tsc_measurements *stats);
 
 #endif

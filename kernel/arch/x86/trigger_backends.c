@@ -352,35 +352,85 @@ uint64_t trigger_spin_budget_ns(void)
  * Does MWAIT really sleep here?  Arm a 2 ms one-shot timer, MONITOR a line
  * nobody writes and MWAIT with interrupts enabled: a CPU that sleeps is
  * woken by the timer; under QEMU TCG with more than one vCPU MWAIT returns
- * at once (QEMU-NOTES.md).  What counts is whether the timer ended the wait
- * (its interrupt was taken), not the time it took, which host scheduling can
- * stretch; three tries must all be ended by the timer.  Returns the longest
- * stay in microseconds.
+ * at once (QEMU-NOTES.md).
+ *
+ * Host scheduling can stop the vCPU anywhere, which makes single tries
+ * misleading: stopped between arming the timer and the MWAIT, the timer is
+ * already due when the wait begins, so even a sleeping MWAIT returns at
+ * once; stopped just after a MWAIT that returned at once, the timer's
+ * interrupt is taken late and the stay looks like a sleep.  So a try only
+ * counts if the wait began within the first half of the timer (else it is
+ * retried); it slept if the timer's interrupt ended it at least half the
+ * timer after arming, it returned at once if it ended before that with no
+ * interrupt; anything else (an early interrupt left pending from before,
+ * another interrupt) is retried too.  The majority of three counted tries
+ * decides; the longest stay of a counted try is kept for the log.
  */
-static uint64_t measure_mwait_stay_us(void)
+#define MWAIT_PROBE_TIMER_NS	2000000ull
+#define MWAIT_PROBE_COUNTED	3
+#define MWAIT_PROBE_TRIES	12
+
+struct mwait_probe {
+	unsigned int slept, returned_at_once, retried;
+	uint64_t longest_us;
+};
+
+static struct mwait_probe mwait_probe;
+
+enum mwait_try_result { MWAIT_TRY_SLEPT, MWAIT_TRY_RETURNED_AT_ONCE, MWAIT_TRY_UNCLEAR };
+
+static enum mwait_try_result mwait_try(uint64_t *stayed_us)
 {
-	uint64_t longest = 0;
+	uint64_t half_timer = ns_to_cycles(MWAIT_PROBE_TIMER_NS / 2);
+	unsigned long ticks = this_cpu()->timer_ticks;
+	bool enabled = local_irq_save(), ticked;
+	uint64_t armed, began, ended;
 
-	mwait_sleeps = true;
-	for (int attempt = 0; attempt < 3; attempt++) {
-		unsigned long ticks = this_cpu()->timer_ticks;
-		bool enabled = local_irq_save();
-		uint64_t start, stayed;
+	armed = cycles();
+	timer_oneshot(MWAIT_PROBE_TIMER_NS);
+	monitor(mwait_probe_line, 0, 0);
+	began = cycles();
+	sti_mwait(0, 0);
+	cli();
+	ended = cycles();
+	ticked = this_cpu()->timer_ticks != ticks;
+	timer_stop();
+	local_irq_restore(enabled);
+	*stayed_us = cycles_to_ns(ended - began) / 1000;
+	if (began - armed >= half_timer)
+		return MWAIT_TRY_UNCLEAR;
+	if (ticked && ended - armed >= half_timer)
+		return MWAIT_TRY_SLEPT;
+	if (!ticked && ended - armed < half_timer)
+		return MWAIT_TRY_RETURNED_AT_ONCE;
+	return MWAIT_TRY_UNCLEAR;
+}
 
-		timer_oneshot(2000000);
-		start = cycles();
-		monitor(mwait_probe_line, 0, 0);
-		sti_mwait(0, 0);
-		cli();
-		stayed = cycles_to_ns(cycles() - start) / 1000;
-		if (this_cpu()->timer_ticks == ticks || stayed < 1000)
-			mwait_sleeps = false;
-		timer_stop();
-		local_irq_restore(enabled);
-		if (stayed > longest)
-			longest = stayed;
+static void measure_mwait_sleeps(void)
+{
+	struct mwait_probe *probe = &mwait_probe;
+
+	for (int i = 0; i < MWAIT_PROBE_TRIES &&
+	     probe->slept + probe->returned_at_once < MWAIT_PROBE_COUNTED; i++) {
+		uint64_t stayed_us;
+
+		switch (mwait_try(&stayed_us)) {
+		case MWAIT_TRY_SLEPT:
+			probe->slept++;
+			break;
+		case MWAIT_TRY_RETURNED_AT_ONCE:
+			probe->returned_at_once++;
+			break;
+		case MWAIT_TRY_UNCLEAR:
+			probe->retried++;
+			continue;
+		}
+		if (stayed_us > probe->longest_us)
+			probe->longest_us = stayed_us;
 	}
-	return longest;
+	/* Too few counted tries to tell: believe it does not sleep (never chosen blind). */
+	mwait_sleeps = probe->slept > probe->returned_at_once &&
+		       probe->slept + probe->returned_at_once == MWAIT_PROBE_COUNTED;
 }
 
 static void nothing(void *unused)
@@ -433,13 +483,12 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	const char *reason = NULL, *missing;
 	enum trigger_backend_id chosen;
 	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
-	uint64_t mwait_stay_us = 0;
 	bool have_mwait = mwait_unavailable() == NULL;
 
 	trigger_nmi_init();
 	trigger_mwait_hint = mwait_hint;
 	if (have_mwait)
-		mwait_stay_us = measure_mwait_stay_us();
+		measure_mwait_sleeps();
 	if (umwait_unavailable() == NULL) {
 		/* Bits 31:2: the longest UMWAIT in TSC cycles; bit 0 clear: C0.2 allowed. */
 		wrmsr_safe(MSR_UMWAIT_CONTROL, UMWAIT_SLICE_CYCLES & ~3u);
@@ -469,9 +518,14 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 		  (unsigned long long)spin_budget_ns,
 		  budget_ns ? "trigger_spin_ns=" : ipi_wake_ns ? "measured" : "default, one CPU",
 		  (unsigned long long)ipi_wake_ns);
-	if (have_mwait)
+	if (have_mwait) {
 		ktap_note("trigger: MWAIT %s (stayed %llu us for a 2 ms timer)",
-			  mwait_sleeps ? "sleeps" : "does not sleep here", (unsigned long long)mwait_stay_us);
+			  mwait_sleeps ? "sleeps" : "does not sleep here",
+			  (unsigned long long)mwait_probe.longest_us);
+		ktap_note("trigger: MWAIT probe: %u tries slept, %u returned at once, "
+			  "%u retried (the vCPU was stopped or another interrupt came)",
+			  mwait_probe.slept, mwait_probe.returned_at_once, mwait_probe.retried);
+	}
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
 		missing = trigger_backend_unavailable(i);
 		if (missing)

@@ -17,6 +17,7 @@
 #include <acpi.h>
 #include <ktap.h>
 #include <lib/format.h>
+#include <lib/statistics.h>
 #include <memory.h>
 #include <time.h>
 #include <asm/instructions.h>
@@ -81,10 +82,30 @@ static volatile uint64_t *hpet_registers(void)
 	return registers;
 }
 
-static uint64_t measure_with_hpet(unsigned int milliseconds)
+/*
+ * One measurement: the reference counter is read at its start and at its
+ * end, each read bracketed by TSC reads.  A vCPU the host stops between a
+ * reference read and its TSC read skews the ratio by as long as it was
+ * stopped (seen: +26% over 20 ms under a host load of 35), so a bracket
+ * that took too long rejects the measurement; a stop between the two
+ * reference reads costs nothing, both clocks run on meanwhile.
+ */
+struct reference_window {
+	uint64_t start_before, start_after;	/* TSC around the first reference read */
+	uint64_t end_before, end_after;		/* TSC around the last */
+	uint64_t ticks;				/* reference ticks between the two */
+	uint64_t reference_hz;
+};
+
+/* A reference read that took longer (20 us at 10 GHz, 2 ms at 100 MHz) was interrupted. */
+#define BRACKET_MAX_CYCLES	200000ull
+/* A counter that has not moved for this many TSC cycles does not count. */
+#define STUCK_CYCLES		10000000000ull
+
+static bool window_with_hpet(unsigned int milliseconds, struct reference_window *w)
 {
 	volatile uint64_t *hpet = hpet_registers();
-	uint64_t period_fs, ticks_wanted, start_counter, start_tsc, counter, tsc;
+	uint64_t period_fs, ticks_wanted, start_counter, counter;
 
 	if (!hpet)
 		return unusable("no usable HPET table");
@@ -93,24 +114,27 @@ static uint64_t measure_with_hpet(unsigned int milliseconds)
 		return unusable("implausible counter period");
 	hpet[HPET_CONFIGURATION / 8] |= HPET_ENABLE;
 	ticks_wanted = (uint64_t)milliseconds * 1000000000000ull / period_fs;
+	w->reference_hz = FEMTOSECONDS_PER_SECOND / period_fs;
+	w->start_before = rdtsc();
 	start_counter = hpet[HPET_MAIN_COUNTER / 8];
-	start_tsc = rdtsc();
+	w->start_after = rdtsc();
 	do {
+		w->end_before = rdtsc();
 		counter = hpet[HPET_MAIN_COUNTER / 8];
-		tsc = rdtsc();
-		if (counter == start_counter && tsc - start_tsc > 10000000000ull)
+		w->end_after = rdtsc();
+		if (counter == start_counter && w->end_after - w->start_after > STUCK_CYCLES)
 			return unusable("the main counter does not count");
 	} while (counter - start_counter < ticks_wanted);
-	return mul_div_u64(tsc - start_tsc, FEMTOSECONDS_PER_SECOND,
-			   (counter - start_counter) * period_fs);
+	w->ticks = counter - start_counter;
+	return true;
 }
 
 /* --- ACPI PM timer (ACPI 6.5, 4.8.3.3) ------------------------------------ */
 
-static uint64_t measure_with_pm_timer(unsigned int milliseconds)
+static bool window_with_pm_timer(unsigned int milliseconds, struct reference_window *w)
 {
 	const struct acpi_fadt *fadt = acpi_fadt_get();
-	uint64_t mask, ticks_wanted, elapsed = 0, start_tsc, tsc;
+	uint64_t mask, ticks_wanted, elapsed = 0;
 	struct acpi_gas_access access;
 	const volatile uint32_t *mmio = NULL;
 	uint32_t previous, current;
@@ -131,26 +155,30 @@ static uint64_t measure_with_pm_timer(unsigned int milliseconds)
 		return unusable("timer register neither I/O nor mappable memory");
 	mask = fadt->pm_timer_32bit ? 0xffffffffull : 0xffffffull;
 	ticks_wanted = PM_TIMER_HZ * milliseconds / 1000;
+	w->reference_hz = PM_TIMER_HZ;
+	w->start_before = rdtsc();
 	previous = (mmio ? *mmio : inl(port)) & mask;
-	start_tsc = rdtsc();
+	w->start_after = rdtsc();
 	/* Accumulate differences so that the 24-bit counter's wrap is harmless. */
 	do {
+		w->end_before = rdtsc();
 		current = (mmio ? *mmio : inl(port)) & mask;
-		tsc = rdtsc();
+		w->end_after = rdtsc();
 		elapsed += (current - previous) & mask;
 		previous = current;
 		/* A register that never moves is no timer (or a wrong address). */
-		if (elapsed == 0 && tsc - start_tsc > 10000000000ull)
+		if (elapsed == 0 && w->end_after - w->start_after > STUCK_CYCLES)
 			return unusable("the counter does not count");
 	} while (elapsed < ticks_wanted);
-	return mul_div_u64(tsc - start_tsc, PM_TIMER_HZ, elapsed);
+	w->ticks = elapsed;
+	return true;
 }
 
 /* --- PIT channel 2 (8254 data sheet: mode 0, gate through port 0x61) ------ */
 
-static uint64_t measure_with_pit(unsigned int milliseconds)
+static bool window_with_pit(unsigned int milliseconds, struct reference_window *w)
 {
-	uint64_t ticks = PIT_HZ * milliseconds / 1000, start_tsc, tsc;
+	uint64_t ticks = PIT_HZ * milliseconds / 1000;
 	uint8_t gate;
 
 	if (ticks > 0xffff)
@@ -159,8 +187,10 @@ static uint64_t measure_with_pit(unsigned int milliseconds)
 	outb(PIT_GATE_PORT, (gate & ~0x02) | 0x01);	/* gate on, speaker off */
 	outb(PIT_COMMAND, 0xb0);	/* channel 2, lobyte/hibyte, mode 0, binary */
 	outb(PIT_CHANNEL2_DATA, ticks & 0xff);
+	/* Counting starts once the high byte is written: that write is the start. */
+	w->start_before = rdtsc();
 	outb(PIT_CHANNEL2_DATA, (uint8_t)(ticks >> 8));
-	start_tsc = rdtsc();
+	w->start_after = rdtsc();
 	/*
 	 * Mode 0 drives OUT2 low once the count is written: a pin that is
 	 * already high is no PIT (where nothing decodes port 0x61 it reads 0xff).
@@ -169,47 +199,105 @@ static uint64_t measure_with_pit(unsigned int milliseconds)
 		outb(PIT_GATE_PORT, gate);
 		return unusable("no PIT answers (its output is high before counting)");
 	}
-	/* OUT2 goes high when the count reaches zero; bounded in case there is no PIT. */
+	/*
+	 * OUT2 goes high when the count reaches zero, between the last poll
+	 * that saw it low and the first that sees it high: those two bracket
+	 * the end.  Bounded in case there is no PIT.
+	 */
+	w->end_before = rdtsc();
 	for (uint64_t spins = 0; !(inb(PIT_GATE_PORT) & 0x20); spins++) {
 		if (spins > 100000000) {
 			outb(PIT_GATE_PORT, gate);
 			return unusable("its output never went high");
 		}
+		w->end_before = rdtsc();
 	}
-	tsc = rdtsc();
+	w->end_after = rdtsc();
 	outb(PIT_GATE_PORT, gate);
-	return (tsc - start_tsc) * PIT_HZ / ticks;
+	w->ticks = ticks;
+	w->reference_hz = PIT_HZ;
+	return true;
 }
 
-uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds)
+static bool measure_window(enum clock_source source, unsigned int milliseconds,
+			   struct reference_window *w)
 {
 	switch (source) {
 	case CLOCK_SOURCE_HPET:
-		return measure_with_hpet(milliseconds);
+		return window_with_hpet(milliseconds, w);
 	case CLOCK_SOURCE_PM_TIMER:
-		return measure_with_pm_timer(milliseconds);
+		return window_with_pm_timer(milliseconds, w);
 	case CLOCK_SOURCE_PIT:
-		return measure_with_pit(milliseconds);
+		return window_with_pit(milliseconds, w);
 	case CLOCK_SOURCE_CPUID:
-		return hz_from_cpuid();
 	case CLOCK_SOURCE_NONE:
 		break;
 	}
-	return 0;
+	return unusable("not a counter");
 }
 
-#define CALIBRATION_MILLISECONDS 20
+static uint64_t bracket_middle(uint64_t before, uint64_t after)
+{
+	return before + (after - before) / 2;
+}
+
+/*
+ * The median of the accepted measurements: a measurement stretched by a
+ * stop short enough to pass the bracket check cannot move a median of five.
+ */
+uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds,
+			     struct tsc_measurements *stats)
+{
+	uint64_t samples[TSC_MEASUREMENTS_WANTED];
+	struct tsc_measurements ignored;
+	struct reference_window w;
+
+	if (!stats)
+		stats = &ignored;
+	*stats = (struct tsc_measurements){ 0 };
+	if (source == CLOCK_SOURCE_CPUID)
+		return hz_from_cpuid();
+	while (stats->accepted < TSC_MEASUREMENTS_WANTED && stats->taken < TSC_MEASUREMENTS_MAX) {
+		if (!measure_window(source, milliseconds, &w))
+			return 0;
+		stats->taken++;
+		if (w.start_after - w.start_before > BRACKET_MAX_CYCLES ||
+		    w.end_after - w.end_before > BRACKET_MAX_CYCLES || w.ticks == 0) {
+			stats->rejected++;
+			continue;
+		}
+		samples[stats->accepted++] =
+			mul_div_u64(bracket_middle(w.end_before, w.end_after) -
+				    bracket_middle(w.start_before, w.start_after),
+				    w.reference_hz, w.ticks);
+	}
+	if (stats->accepted == 0)
+		return unusable("every measurement was disturbed (a reference read took too long)");
+	stats->hz = median_u64(samples, stats->accepted);
+	stats->lowest_hz = samples[0];		/* median_u64() sorted them */
+	stats->highest_hz = samples[stats->accepted - 1];
+	return stats->hz;
+}
+
+#define CALIBRATION_MILLISECONDS 5
 
 /* A measured frequency outside this range is a broken clock, not a CPU. */
 #define PLAUSIBLE_MIN_HZ	100000000ull
 #define PLAUSIBLE_MAX_HZ	20000000000ull
+
+static void print_mhz(char *buffer, size_t size, uint64_t hz)
+{
+	scnprintf(buffer, size, "%llu.%03llu", (unsigned long long)(hz / 1000000),
+		  (unsigned long long)(hz / 1000 % 1000));
+}
 
 void tsc_calibrate(void)
 {
 	static const enum clock_source order[] = {
 		CLOCK_SOURCE_CPUID, CLOCK_SOURCE_HPET, CLOCK_SOURCE_PM_TIMER, CLOCK_SOURCE_PIT,
 	};
-	char passed_over[160] = "";
+	struct tsc_measurements stats = { 0 };
+	char passed_over[200] = "", mhz[24], lowest[24], highest[24];
 	size_t used = 0;
 	uint64_t hz = 0;
 	enum clock_source source = CLOCK_SOURCE_NONE;
@@ -219,7 +307,7 @@ void tsc_calibrate(void)
 	for (size_t i = 0; hz == 0 && i < sizeof(order) / sizeof(order[0]); i++) {
 		source = order[i];
 		not_used_because = "no reason given";
-		hz = measure_tsc_against(source, CALIBRATION_MILLISECONDS);
+		hz = measure_tsc_against(source, CALIBRATION_MILLISECONDS, &stats);
 		if (hz && (hz < PLAUSIBLE_MIN_HZ || hz > PLAUSIBLE_MAX_HZ)) {
 			hz = 0;
 			not_used_because = "implausible frequency";
@@ -236,9 +324,17 @@ void tsc_calibrate(void)
 	}
 	tsc_calibration.hz = hz;
 	tsc_calibration.source = source;
-	ktap_note("time: TSC %llu.%03llu MHz from the %s%s", (unsigned long long)(hz / 1000000),
-		  (unsigned long long)(hz / 1000 % 1000), clock_source_name(source),
+	print_mhz(mhz, sizeof(mhz), hz);
+	ktap_note("time: TSC %s MHz from the %s%s", mhz, clock_source_name(source),
 		  tsc_calibration.invariant ? ", invariant" : ", not marked invariant");
+	if (stats.taken) {
+		print_mhz(lowest, sizeof(lowest), stats.lowest_hz);
+		print_mhz(highest, sizeof(highest), stats.highest_hz);
+		ktap_note("time: the median of %u measurements of %u ms, spread %s-%s MHz "
+			  "(%u taken, %u rejected: a reference read was interrupted)",
+			  stats.accepted, CALIBRATION_MILLISECONDS, lowest, highest,
+			  stats.taken, stats.rejected);
+	}
 	if (used)
 		ktap_note("time: passed over %s", passed_over);
 }
