@@ -52,7 +52,6 @@ struct stop_machine_data {
 static DEFINE_SPINLOCK(stop_machine_lock);
 static uint64_t stuck_deadline_ns = STOP_MACHINE_STUCK_DEADLINE_NS;
 static struct stop_machine_stats stats;
-static struct cpumask last_late;	/* written before the report is counted */
 
 /*
  * All CPUs wait for a state change on one trigger, as in the seed (one
@@ -93,11 +92,11 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 	unsigned int cpu;
 
 	late[0] = '\0';
-	cpumask_clear(&last_late);
+	cpumask_clear(&stats.last_late);	/* complete before the report is counted */
 	for_each_cpu(cpu, &smd->taking_part) {
 		if (__atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) >= state)
 			continue;
-		cpumask_set_cpu(&last_late, cpu);
+		cpumask_set_cpu(&stats.last_late, cpu);
 		if (used + 8 >= sizeof(late)) {
 			snprintf(late + used, sizeof(late) - used, "...");
 			break;
@@ -270,7 +269,7 @@ void stop_machine_stats_read(struct stop_machine_stats *out)
 	out->refused = __atomic_load_n(&stats.refused, __ATOMIC_RELAXED);
 	/* After a report is counted, its set is complete (acquire pairs with the count). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	out->last_late = last_late;
+	out->last_late = stats.last_late;
 }
 
 uint64_t stop_machine_set_stuck_deadline(uint64_t nanoseconds)
