@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Tests of tools/ktap: crafted good and broken KTAP logs, garbage, JUnit output."""
 
-import importlib.machinery
-import importlib.util
 import os
 import random
 import subprocess
@@ -16,13 +14,7 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KTAP_TOOL = os.path.join(TOOLS, "ktap")
 
 
-def load_tool(name):
-    """Import tools/NAME (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader(f"trigos_{name}", os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from tools.tests.tool_loader import load_tool  # noqa: E402
 
 
 ktap = load_tool("ktap")

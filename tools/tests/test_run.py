@@ -3,8 +3,6 @@
 runs against a fake qemu-system-x86_64 (a small Python script put first on
 PATH) that prints a KTAP log and exits like QEMU's isa-debug-exit would."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import signal
@@ -19,13 +17,7 @@ TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(TOOLS, "run")
 
 
-def load_tool(name):
-    """Import tools/NAME (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader(f"trigos_{name}", os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from tools.tests.tool_loader import load_tool  # noqa: E402
 
 
 run = load_tool("run")
