@@ -7,7 +7,7 @@
  *  - spin returns after every PAUSE, so "wait blocks until a kick" is not
  *    observable there: its spurious-return counter shows it returned early;
  *  - mwait under QEMU TCG with more than one vCPU returns at once, so it
- *    behaves like spin (QEMU-NOTES.md), and a store never wakes it;
+ *    behaves like spin (docs/emulators.md), and a store never wakes it;
  *  - mwaitx and umwait cannot run under TCG at all: only their selection
  *    is tested (trigger_selection suite).
  * Stickiness is always visible as an "immediate" return in the counters.
@@ -450,7 +450,7 @@ static void auto_choice_follows_cpuid_and_the_measurement(void)
 		  trigger_backend_name(trigger_backend_boot_choice()), mwait ? "offered" : "absent",
 		  trigger_mwait_sleeps() ? "sleeps" : "does not sleep",
 		  virtualized ? "virtualized" : "bare metal");
-	/* Under TCG with more than one vCPU MWAIT returns at once (QEMU-NOTES.md). */
+	/* Under TCG with more than one vCPU MWAIT returns at once (docs/emulators.md). */
 	if (hypervisor_info()->tcg && cpus_online() > 1 && mwait)
 		EXPECT_FALSE(trigger_mwait_sleeps());
 }

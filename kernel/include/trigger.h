@@ -4,8 +4,10 @@
 /*
  * Triggers - wait for a condition without blocking, cheaply.
  *
- * The interface of Jeremy Fitzhardinge's 2008 trigger-API patch (see
- * ../shared/seeds/), for code that cannot sleep but expects to wait a while:
+ * The interface of Jeremy Fitzhardinge's trigger-API patch ("[PATCH RFC 1/3]
+ * Add a trigger API for efficient non-blocking waiting", linux-kernel,
+ * 2008-08-16; described in LWN's "Triggers: less busy busy-waiting",
+ * 2008-08-18), for code that cannot sleep but expects to wait a while:
  *
  *	DEFINE_TRIGGER(done_trigger);		// or trigger_init(&trigger)
  *

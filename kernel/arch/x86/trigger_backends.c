@@ -70,7 +70,7 @@ static const char *mwait_unavailable(void)
  * With interrupts disabled a wait may only sleep if something other than
  * an interrupt can end it: a store to the monitored line does on real
  * CPUs, but under QEMU TCG a store never wakes MWAIT and with one vCPU MWAIT
- * with IF=0 sleeps forever (QEMU-NOTES.md), and ECX[0] there is a #GP.
+ * with IF=0 sleeps forever (docs/emulators.md), and ECX[0] there is a #GP.
  */
 static bool mwait_may_sleep_with_interrupts_off(void)
 {
@@ -352,7 +352,7 @@ uint64_t trigger_spin_budget_ns(void)
  * Does MWAIT really sleep here?  Arm a 2 ms one-shot timer, MONITOR a line
  * nobody writes and MWAIT with interrupts enabled: a CPU that sleeps is
  * woken by the timer; under QEMU TCG with more than one vCPU MWAIT returns
- * at once (QEMU-NOTES.md).
+ * at once (docs/emulators.md).
  *
  * Host scheduling can stop the vCPU anywhere, which makes single tries
  * misleading: stopped between arming the timer and the MWAIT, the timer is
