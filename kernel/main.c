@@ -20,6 +20,7 @@
 #include <smp_call.h>
 #include <test_runner.h>
 #include <time.h>
+#include <timer.h>
 #include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <version.h>
@@ -49,14 +50,18 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */
 	firmware_dump_tables();				/* dump=acpi,mptable: raw, for fuzzing */
-	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
-	interrupt_controller_init();			/* local APIC, its timer */
+	interrupt_controller_init();			/* local APIC, its vectors */
 	smp_arch_init();				/* the wake IPI */
 	ipi_init();					/* the IPI vector registry */
 	smp_call_init();				/* cross-CPU call queues */
 	local_irq_enable();				/* the BSP takes interrupts */
 	smp_discover();					/* MADT (or MP table): which CPUs */
-	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */
+	ktap_hold_notes();				/* printing would serialise the APs */
+	smp_start_aps_early();				/* QEMU: INIT+SIPI now, before the */
+	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT, and */
+	timer_calibrate();				/* the LAPIC timer, as the APs start */
+	smp_boot_aps();					/* else INIT/SIPI/SIPI (SDM); wait */
+	ktap_release_notes();				/* all up: print what was noted */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
 	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */

@@ -153,6 +153,22 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+static bool apply_tsc_noise(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 100, &kernel_options.tsc_noise_percent);
+}
+
+static bool apply_smp_start(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		kernel_options.smp_start_sdm = false;
+	else if (cmdline_value_is(word, "sdm"))
+		kernel_options.smp_start_sdm = true;
+	else
+		return false;
+	return true;
+}
+
 static bool apply_torture(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "quick"))
@@ -228,6 +244,8 @@ static const struct option known_options[] = {
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "smp_start", "auto or sdm", apply_smp_start },
+	{ "tsc_noise", "a percentage, 0..100", apply_tsc_noise },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 };

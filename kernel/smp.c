@@ -134,21 +134,46 @@ bool smp_add_cpu(uint32_t apic_id)
 static bool boot_window_closed;
 static DEFINE_TRIGGER(aps_online_trigger);
 
+static bool prepared, started_early;
+static uint64_t ipis_sent;
+
+static void prepare_aps(void)
+{
+	if (prepared)
+		return;
+	prepared = true;
+	for (unsigned int i = 1; i < smp_summary.present; i++)
+		arch_smp_prepare_cpu(&cpus[i]);
+	/* Before any AP can kick aps_online_trigger (see the wait below). */
+	trigger_backend_set(TRIGGER_BACKEND_HLT);
+	smp_summary.first_init_cycles = cycles();
+}
+
+void smp_start_aps_early(void)
+{
+	if (smp_summary.present < 2 || !arch_smp_can_start_early())
+		return;
+	prepare_aps();
+	started_early = arch_smp_start_aps_early();
+	ipis_sent = cycles();
+}
+
 void smp_boot_aps(void)
 {
-	uint64_t start, now, ipis_sent, first_online = UINT64_MAX;
+	uint64_t start, now, first_online = UINT64_MAX;
 	unsigned int waiting = smp_summary.present - 1;
 
 	if (waiting == 0) {
 		ktap_note("smp: 1 CPU online; no APs to start");
 		return;
 	}
-	for (unsigned int i = 1; i < smp_summary.present; i++)
-		arch_smp_prepare_cpu(&cpus[i]);
-	trigger_backend_set(TRIGGER_BACKEND_HLT);
-	smp_summary.first_init_cycles = cycles();
+	if (!started_early) {
+		prepare_aps();
+		smp_summary.first_init_cycles = cycles();
+	}
 	arch_smp_start_aps();
-	ipis_sent = cycles();
+	if (!started_early)
+		ipis_sent = cycles();
 
 	/*
 	 * No AP prints while starting: printing would serialise them.  The
@@ -184,6 +209,7 @@ void smp_boot_aps(void)
 		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?
 				       cycles_to_ns(smp_summary.all_online_cycles -
 						    smp_summary.first_init_cycles) / 1000 : 0));
+	ktap_note("smp: started by %s", arch_smp_start_path());
 	if (first_online > smp_summary.first_init_cycles && first_online != UINT64_MAX)
 		ktap_note("smp: INIT and STARTUP IPIs sent in %llu us; the first AP was online "
 			  "after %llu us", (unsigned long long)(cycles_to_ns(ipis_sent -
