@@ -112,9 +112,10 @@ static volatile uint64_t *hpet_registers(void)
  * takes a host CPU from them (AP bring-up at 8 vCPUs on this project's
  * 2-core machine, 30 interleaved boots at host load 5: median 1.61 ms with
  * the boot CPU sleeping here, 1.93 ms with it spinning).  The LAPIC timer
- * that wakes it is not calibrated yet; QEMU's counts at 1 GHz / 16
- * (APIC_BUS_CYCLE_NS in target/i386/cpu.h, QEMU 7.2), so 62500 counts are
- * about 1 ms, but any rate would do: the TSC says when the window is over.
+ * that wakes it is not calibrated yet; QEMU's counts nanoseconds of its
+ * virtual clock (hw/intc/apic_common.c), 62500 kHz after dividing by 16 as
+ * every boot here measures it, so 62500 counts are about 1 ms; any rate
+ * would do: the TSC says when the window is over.
  */
 #define WAKE_COUNT		62500
 
