@@ -2,12 +2,17 @@
 #include <console.h>
 #include <ktap.h>
 #include <lib/format.h>
+#include <lib/string.h>
 
-#define KEPT_NOTES_MAX		48
-#define KEPT_NOTE_SIZE		CONSOLE_LINE_MAX
+/*
+ * Notes kept before the header or while held: one after the other, each
+ * with its NUL, as many as fit (a boot keeps about 20; a machine whose
+ * CPUs fail to start adds one each).
+ */
+#define KEPT_BYTES		16384
 
-static char kept_notes[KEPT_NOTES_MAX][KEPT_NOTE_SIZE];
-static unsigned int kept_count, dropped_count;
+static char kept_text[KEPT_BYTES];
+static unsigned int kept_used, dropped_count;
 static bool header_printed, holding;
 static unsigned int indent_level;
 
@@ -21,10 +26,25 @@ bool ktap_header_printed(void)
 	return header_printed;
 }
 
+/* While held, an AP may note something too: each reserves its own bytes. */
+static void keep(const char *line)
+{
+	unsigned int length = (unsigned int)strlen(line) + 1;
+	unsigned int at = __atomic_load_n(&kept_used, __ATOMIC_RELAXED);
+
+	do {
+		if (at + length > KEPT_BYTES) {
+			__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	} while (!__atomic_compare_exchange_n(&kept_used, &at, at + length, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	memcpy(&kept_text[at], line, length);
+}
+
 void ktap_note(const char *format, ...)
 {
 	char line[CONSOLE_LINE_MAX - 4];
-	unsigned int slot;
 	va_list args;
 
 	va_start(args, format);
@@ -34,21 +54,15 @@ void ktap_note(const char *format, ...)
 		kprintf("%*s# %s\n", (int)(indent_level * 4), "", line);
 		return;
 	}
-	/* While held, an AP may note something too: each takes its own slot. */
-	slot = __atomic_fetch_add(&kept_count, 1, __ATOMIC_ACQ_REL);
-	if (slot >= KEPT_NOTES_MAX) {
-		__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	snprintf(kept_notes[slot], KEPT_NOTE_SIZE, "%s", line);
+	keep(line);
 }
 
 void ktap_flush_notes(void)
 {
-	unsigned int count = __atomic_exchange_n(&kept_count, 0, __ATOMIC_ACQ_REL);
+	unsigned int used = __atomic_exchange_n(&kept_used, 0, __ATOMIC_ACQ_REL);
 
-	for (unsigned int i = 0; i < count && i < KEPT_NOTES_MAX; i++)
-		kprintf("# %s\n", kept_notes[i]);
+	for (unsigned int at = 0; at < used; at += (unsigned int)strlen(&kept_text[at]) + 1)
+		kprintf("# %s\n", &kept_text[at]);
 	if (dropped_count)
 		kprintf("# (%u more boot notes were dropped)\n", dropped_count);
 	dropped_count = 0;

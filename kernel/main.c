@@ -45,7 +45,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
-	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */
+	ktap_header(suites);				/* KTAP version 1, 1..N, kept notes */
+	ktap_hold_notes();				/* until the APs are up (below) */
 	firmware_dump_boot_info();			/* dump=multiboot,pvh: raw, for fuzzing */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */
@@ -56,12 +57,11 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	smp_call_init();				/* cross-CPU call queues */
 	local_irq_enable();				/* the BSP takes interrupts */
 	smp_discover();					/* MADT (or MP table): which CPUs */
-	ktap_hold_notes();				/* printing would serialise the APs */
 	smp_start_aps_early();				/* QEMU: INIT+SIPI now, before the */
 	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT, and */
 	timer_calibrate();				/* the LAPIC timer, as the APs start */
 	smp_boot_aps();					/* else INIT/SIPI/SIPI (SDM); wait */
-	ktap_release_notes();				/* all up: print what was noted */
+	ktap_release_notes();				/* all up: print the notes kept */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
 	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
