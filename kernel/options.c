@@ -153,6 +153,17 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+static bool apply_test_break(const struct cmdline_word *word, const char **error)
+{
+	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
+				   : -1;
+
+	if (mode < 0)
+		return false;
+	kernel_options.test_break = mode;
+	return true;
+}
+
 static bool apply_torture(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "quick"))
@@ -227,6 +238,8 @@ static const struct option known_options[] = {
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
+	{ "test_break", "halt_window, kick or kick_fence (tests that must then fail)",
+	  apply_test_break },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },

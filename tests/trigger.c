@@ -30,12 +30,19 @@
 #define REMOTE_TIMEOUT_NS	(2ull * 1000 * 1000 * 1000)
 #define MILLISECOND		1000000ull
 
+static bool kick_own_trigger_from_nmi(struct interrupt_frame *frame);
+static bool kick_from_nmi(struct interrupt_frame *frame);
+
 static void restore_backend(void)
 {
+	nmi_unregister(kick_own_trigger_from_nmi);
+	nmi_unregister(kick_from_nmi);
 	trigger_test_restore_boot_backend();
 	trigger_set_misuse_hook(NULL);
 	trigger_set_broken_hlt(false);
 	trigger_set_halt_window_delay(0);
+	trigger_set_after_recheck_hook(NULL);
+	trigger_set_irqs_on_window_unmarked(false);
 	timer_set_tick_hook(NULL);
 }
 
@@ -266,6 +273,151 @@ static void kick_from_an_nmi_handler_wakes_the_wait(void)
 	nmi_unregister(kick_from_nmi);
 }
 
+/*
+ * A kick from an NMI handler on the waiting CPU itself, landing after the
+ * waiter's re-check and before its HLT.  The kick sends the CPU it runs on
+ * nothing (it is running), so only the NMI handler's move past the HLT
+ * (trigger_halt.S) saves the wake-up.  The waiter (this CPU, never the
+ * watchdog's: nothing else interrupts it) reports from inside the window,
+ * through the after-recheck hook; the window is widened so that the helper
+ * CPU's NMI lands there, which the trigger core's NMI handler confirms
+ * (nmis_after_recheck).  A waiter that has not finished a second after
+ * its kick has lost it: the helper says so and frees it with a kick from
+ * its own CPU, which sends a wake IPI or NMI.  test_break=halt_window
+ * unmarks the interrupts-on window (the halt as it was before): that half
+ * must then lose its wake-ups.
+ */
+#define SELF_KICK_WINDOW_NS	(50ull * MILLISECOND)
+#define SELF_KICK_LOST_NS	(1000ull * MILLISECOND)
+#define SELF_KICK_TRIES		4
+
+static struct {
+	unsigned int waiter;
+	volatile bool inside;		/* the waiter passed its re-check */
+	volatile bool armed;		/* the next NMI on the waiter kicks */
+	volatile bool kicked;		/* the condition, set by the NMI handler */
+	volatile bool waiter_done;
+	bool landed_after_recheck;	/* the NMI hit the window, not the hook */
+	bool lost;
+	bool never_inside;
+} self_kick;
+
+static void note_inside_the_window(void)
+{
+	if (cpu_id() == self_kick.waiter)
+		__atomic_store_n(&self_kick.inside, true, __ATOMIC_RELEASE);
+}
+
+static bool kick_own_trigger_from_nmi(struct interrupt_frame *frame)
+{
+	if (cpu_id() != self_kick.waiter ||
+	    !__atomic_exchange_n(&self_kick.armed, false, __ATOMIC_ACQ_REL))
+		return false;
+	__atomic_store_n(&self_kick.kicked, true, __ATOMIC_RELAXED);
+	trigger_kick(&handler_trigger);
+	return true;
+}
+
+static bool wait_until(volatile bool *flag, uint64_t timeout_ns)
+{
+	uint64_t start = now_ns();
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (now_ns() - start > timeout_ns)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* The helper CPU: one NMI into the waiter's window, then watch for a lost wake-up. */
+static void send_nmi_into_the_window(void *unused)
+{
+	struct trigger_halt_window_stats before, after;
+	uint64_t start;
+
+	if (!wait_until(&self_kick.inside, REMOTE_TIMEOUT_NS)) {
+		self_kick.never_inside = true;
+		__atomic_store_n(&self_kick.kicked, true, __ATOMIC_RELEASE);
+		trigger_kick(&handler_trigger);
+		return;
+	}
+	trigger_halt_window_stats_read(self_kick.waiter, &before);
+	__atomic_store_n(&self_kick.armed, true, __ATOMIC_RELEASE);
+	lapic_send_ipi(cpus[self_kick.waiter].apic_id, APIC_DELIVERY_NMI);
+	wait_until(&self_kick.kicked, REMOTE_TIMEOUT_NS);
+	trigger_halt_window_stats_read(self_kick.waiter, &after);
+	self_kick.landed_after_recheck = after.nmis_after_recheck != before.nmis_after_recheck;
+	if (wait_until(&self_kick.waiter_done, SELF_KICK_LOST_NS))
+		return;
+	self_kick.lost = true;
+	start = now_ns();
+	while (!__atomic_load_n(&self_kick.waiter_done, __ATOMIC_ACQUIRE) &&
+	       now_ns() - start < REMOTE_TIMEOUT_NS) {
+		trigger_kick(&handler_trigger);	/* from here it sends a wake IPI or NMI */
+		udelay(1000);
+	}
+}
+
+/* One round; false if the NMI missed the window (landed in the test's hook). */
+static bool self_kick_round(unsigned int helper, bool interrupts_on)
+{
+	bool was_enabled = local_irq_save();
+
+	self_kick = (typeof(self_kick)){ .waiter = cpu_id() };
+	ASSERT_TRUE(smp_run_on_async(helper, send_nmi_into_the_window, NULL));
+	if (interrupts_on)
+		local_irq_enable();
+	trigger_reset(&handler_trigger);
+	while (!__atomic_load_n(&self_kick.kicked, __ATOMIC_ACQUIRE))
+		trigger_wait(&handler_trigger);
+	trigger_finish(&handler_trigger);
+	local_irq_restore(was_enabled);
+	__atomic_store_n(&self_kick.waiter_done, true, __ATOMIC_RELEASE);
+	EXPECT_TRUE(smp_wait_for(helper, 3 * REMOTE_TIMEOUT_NS));
+	EXPECT_FALSE(self_kick.never_inside);
+	return self_kick.landed_after_recheck;
+}
+
+static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(void)
+{
+	static const enum trigger_backend_id halting[] = { TRIGGER_BACKEND_HLT,
+							   TRIGGER_BACKEND_ADAPTIVE };
+	bool unmarked = kernel_options.test_break == TRIGGER_BREAK_HALT_WINDOW;
+	int helper = other_cpu(false);
+
+	if (helper < 0)
+		test_skip("one CPU: no other CPU to send the NMI");
+	if ((int)cpu_id() == watchdog_cpu())
+		test_skip("the runner's CPU keeps the watchdog's tick");
+	ASSERT_TRUE(nmi_register(kick_own_trigger_from_nmi));
+	trigger_set_after_recheck_hook(note_inside_the_window);
+	trigger_set_halt_window_delay(SELF_KICK_WINDOW_NS);
+	trigger_set_irqs_on_window_unmarked(unmarked);
+	for (size_t i = 0; i < sizeof(halting) / sizeof(halting[0]); i++) {
+		ASSERT_TRUE(trigger_backend_set(halting[i]));
+		for (int interrupts_on = 0; interrupts_on < 2; interrupts_on++) {
+			unsigned int tries = 0, inside = 0, lost = 0;
+
+			for (; tries < SELF_KICK_TRIES && !inside; tries++) {
+				if (self_kick_round((unsigned int)helper, interrupts_on))
+					inside++;
+				lost += self_kick.lost;
+			}
+			test_diag("%s, interrupts %s%s: %u NMIs, %u after the re-check and before the "
+				  "HLT, %u wake-ups lost", trigger_backend_name(halting[i]),
+				  interrupts_on ? "on" : "off", unmarked && interrupts_on ?
+				  " (window unmarked: test_break=halt_window)" : "", tries, inside, lost);
+			EXPECT_EQ(inside, 1u);
+			EXPECT_EQ(lost, 0u);
+		}
+	}
+	trigger_set_irqs_on_window_unmarked(false);
+	trigger_set_halt_window_delay(0);
+	trigger_set_after_recheck_hook(NULL);
+	nmi_unregister(kick_own_trigger_from_nmi);
+}
+
 /* --- Several waiters, message passing ------------------------------------------------ */
 
 static DEFINE_TRIGGER(shared_trigger);
@@ -421,6 +573,7 @@ static const struct test_case trigger_cases[] = {
 	TEST_CASE(no_interrupt_during_a_wait_with_interrupts_off),
 	TEST_CASE(kick_from_an_interrupt_handler_wakes_the_wait),
 	TEST_CASE(kick_from_an_nmi_handler_wakes_the_wait),
+	TEST_CASE(kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window),
 	TEST_CASE(one_kick_wakes_every_waiter),
 	TEST_CASE(data_written_before_a_kick_is_seen_after_the_wait),
 	TEST_CASE(misuse_is_reported),

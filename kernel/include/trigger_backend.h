@@ -99,6 +99,28 @@ void trigger_abandon_sequences(unsigned int depth);
 
 /* --- Test hooks ------------------------------------------------------------ */
 
+/*
+ * test_break=: a property of the trigger core that a test run breaks on
+ * purpose, so that the tests of that property are seen to fail (matrix
+ * sections expect it).  The tests apply it only around their own waits.
+ */
+enum trigger_test_break {
+	TRIGGER_BREAK_NONE,
+	TRIGGER_BREAK_HALT_WINDOW,	/* the interrupts-on halt window unmarked: the old halt */
+	TRIGGER_BREAK_KICK,		/* trigger_kick() does nothing */
+	TRIGGER_BREAK_KICK_FENCE,	/* the kick's generation update is a plain store, unfenced */
+};
+
+/** trigger_test_break_from_name - the break named @name (@length bytes), or -1 */
+int trigger_test_break_from_name(const char *name, size_t length);
+
+/**
+ * trigger_test_set_kick_break - test only: make every kick from now on
+ * follow @mode (TRIGGER_BREAK_KICK, _KICK_FENCE; TRIGGER_BREAK_NONE: a real
+ * kick again)
+ */
+void trigger_test_set_kick_break(enum trigger_test_break mode);
+
 /** trigger_set_misuse_hook - catch misuse reports instead of panicking (NULL: panic) */
 void trigger_set_misuse_hook(void (*hook)(const char *message));
 
@@ -118,5 +140,29 @@ void trigger_set_halt_window_delay(uint64_t nanoseconds);
  * the trigger and before it publishes itself (NULL: none)
  */
 void trigger_set_halt_window_hook(void (*hook)(void));
+
+/**
+ * trigger_set_after_recheck_hook - test only: call @hook inside the marked
+ * halt windows (trigger_halt.S), after the re-check that follows the
+ * publish and before the HLT, where only an NMI handler can run (NULL: none)
+ */
+void trigger_set_after_recheck_hook(void (*hook)(void));
+
+/**
+ * trigger_set_irqs_on_window_unmarked - test only: the NMI handler leaves a
+ * CPU interrupted inside the interrupts-on halt window where it is, as
+ * before the window was marked: an NMI handler's kick on the waiting CPU
+ * is then lost (the NMI self-kick test shows it)
+ */
+void trigger_set_irqs_on_window_unmarked(bool unmarked);
+
+/* What one CPU's NMI handler found in the marked halt windows (trigger_halt.S). */
+struct trigger_halt_window_stats {
+	unsigned long nmis_after_recheck;	/* NMIs that landed after a re-check, before its HLT */
+	unsigned long moved_past;		/* windows it moved past their HLT */
+};
+
+/** trigger_halt_window_stats_read - test only: @cpu's halt-window NMI statistics */
+void trigger_halt_window_stats_read(unsigned int cpu, struct trigger_halt_window_stats *stats);
 
 #endif

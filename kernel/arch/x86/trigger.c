@@ -37,6 +37,7 @@ struct trigger_cpu {
 	struct trigger_wait_state stack[WAIT_DEPTH_MAX];
 	unsigned int depth;
 	unsigned int nmi_kicks_pending;	/* wake NMIs sent to this CPU, not yet seen */
+	struct trigger_halt_window_stats window;	/* written by its NMI handler only */
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -225,11 +226,13 @@ void trigger_unpublish(uint64_t *mask, unsigned int cpu)
 	__atomic_fetch_and(&mask[cpu / 64], ~(1ull << (cpu % 64)), __ATOMIC_RELEASE);
 }
 
+static enum trigger_test_break kick_break;
+
 static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct trigger_counters *),
-			   struct trigger_counters *counters)
+			   struct trigger_counters *counters, int memory_order)
 {
 	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
-		uint64_t bits = __atomic_load_n(&mask[word], __ATOMIC_SEQ_CST);
+		uint64_t bits = __atomic_load_n(&mask[word], memory_order);
 
 		while (bits) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
@@ -244,17 +247,53 @@ void x86_trigger_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
 		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
+	int mask_order = __ATOMIC_SEQ_CST;
 
-	/*
-	 * The write barrier: a release add makes every earlier store visible
-	 * before the new generation, and as a locked instruction it is also the
-	 * full barrier between the generation and the reads of the masks.
-	 * The store itself wakes MONITOR/MWAIT and UMWAIT waiters.
-	 */
-	__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
+	switch (__atomic_load_n(&kick_break, __ATOMIC_RELAXED)) {
+	case TRIGGER_BREAK_KICK:
+		return;		/* test_break=kick: the kick is lost */
+	case TRIGGER_BREAK_KICK_FENCE:
+		/* test_break=kick_fence: a plain store, which may pass the mask loads */
+		__atomic_store_n(&trigger->generation,
+				 __atomic_load_n(&trigger->generation, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+		mask_order = __ATOMIC_RELAXED;
+		break;
+	default:
+		/*
+		 * The write barrier: a release add makes every earlier store
+		 * visible before the new generation, and as a locked
+		 * instruction it is also the full barrier between the
+		 * generation and the reads of the masks.  The store itself
+		 * wakes MONITOR/MWAIT and UMWAIT waiters.
+		 */
+		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
+		break;
+	}
 	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
-	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters);
-	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters);
+	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters, mask_order);
+	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters, mask_order);
+}
+
+static const char *const test_break_names[] = {
+	[TRIGGER_BREAK_NONE] = "none",
+	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
+	[TRIGGER_BREAK_KICK] = "kick",
+	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
+};
+
+int trigger_test_break_from_name(const char *name, size_t length)
+{
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void trigger_test_set_kick_break(enum trigger_test_break mode)
+{
+	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
 }
 
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
@@ -271,10 +310,33 @@ bool trigger_in_nmi(void)
 	return in_nmi();
 }
 
+static bool rip_in(uint64_t rip, const char *start, const char *end)
+{
+	return rip >= (uint64_t)start && rip < (uint64_t)end;
+}
+
+/* The marked halt window @rip is in (trigger_halt.S), or NULL with its end. */
+static const char *halt_window_end_for(uint64_t rip)
+{
+	if (rip_in(rip, trigger_halt_irqs_off_window_start, trigger_halt_irqs_off_window_end))
+		return trigger_halt_irqs_off_window_end;
+	if (rip_in(rip, trigger_halt_irqs_on_window_start, trigger_halt_irqs_on_window_end) &&
+	    !__atomic_load_n(&trigger_irqs_on_window_unmarked, __ATOMIC_ACQUIRE))
+		return trigger_halt_irqs_on_window_end;
+	return NULL;
+}
+
+static bool between_recheck_and_halt(uint64_t rip)
+{
+	return rip_in(rip, trigger_halt_irqs_off_checked, trigger_halt_irqs_off_window_end) ||
+	       rip_in(rip, trigger_halt_irqs_on_checked, trigger_halt_irqs_on_window_end);
+}
+
 static bool trigger_nmi(struct interrupt_frame *frame)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
 	unsigned int pending = __atomic_load_n(&cpu->nmi_kicks_pending, __ATOMIC_ACQUIRE);
+	const char *window_end = halt_window_end_for(frame->rip);
 	bool ours = false;
 
 	/*
@@ -290,13 +352,29 @@ static bool trigger_nmi(struct interrupt_frame *frame)
 		;
 	if (pending)
 		ours = true;
-	/* Caught between the last look and the HLT: resume past the HLT. */
-	if (frame->rip >= (uint64_t)trigger_halt_window_start &&
-	    frame->rip < (uint64_t)trigger_halt_window_end) {
-		frame->rip = (uint64_t)trigger_halt_window_end;
-		ours = true;
+	if (between_recheck_and_halt(frame->rip))
+		cpu->window.nmis_after_recheck++;
+	/*
+	 * Caught between the re-check and the HLT (trigger_halt.S): resume
+	 * past the HLT, so that the wait returns and its caller looks again.
+	 * Whatever any NMI handler kicks - this CPU's own kicks send it
+	 * nothing - is then seen.  Not claimed as ours for that: the NMI
+	 * belongs to whoever sent it.
+	 */
+	if (window_end) {
+		frame->rip = (uint64_t)window_end;
+		frame->rax = TRIGGER_HALT_MOVED_PAST;
+		cpu->window.moved_past++;
 	}
 	return ours;
+}
+
+void trigger_halt_window_stats_read(unsigned int cpu, struct trigger_halt_window_stats *stats)
+{
+	stats->nmis_after_recheck = __atomic_load_n(&trigger_cpus[cpu].window.nmis_after_recheck,
+						    __ATOMIC_RELAXED);
+	stats->moved_past = __atomic_load_n(&trigger_cpus[cpu].window.moved_past,
+					    __ATOMIC_RELAXED);
 }
 
 /* --- Choosing a backend --------------------------------------------------------- */

@@ -23,6 +23,8 @@ uint64_t trigger_spin_budget_cycles;
 uint32_t trigger_mwait_hint;		/* EAX of MWAIT: 0 is C1 */
 bool trigger_hlt_broken;
 uint64_t trigger_halt_window_delay_cycles;
+void (*trigger_after_recheck_hook)(void);
+bool trigger_irqs_on_window_unmarked;
 
 #define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
 #define CPUID_MONITORX		(1u << 29)	/* CPUID.80000001H:ECX */
@@ -157,20 +159,25 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	 */
 	delay_inside_window();
 	if (hook)
-		hook();		/* the torture: a kick exactly inside the window */
+		hook();		/* the torture: a kick exactly before the publish */
 	if (state->irqs_were_enabled) {
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
 		 * The re-check after publishing is what closes the race with a
-		 * kick (trigger.c); trigger_set_broken_hlt() removes it so the
-		 * torture can show that it finds the lost wake-up.
+		 * kick from another CPU (trigger.c); the window it opens is
+		 * closed against an NMI handler's kick on this CPU by the
+		 * marked halt (trigger_halt.S).  trigger_set_broken_hlt()
+		 * removes the re-check so the torture can show that it finds
+		 * the lost wake-up.  The check here only spares arming a timer
+		 * for a wait that is over; the one in the window decides.
 		 */
-		if (trigger_hlt_broken || !trigger_moved(trigger, state)) {
+		if (trigger_hlt_broken) {
+			sti_hlt();
+		} else if (!trigger_moved_after_publish(trigger, state)) {
 			arm_deadline(deadline);
-			delay_inside_window();
-			sti_hlt();	/* a pending wake IPI ends the HLT at once */
-			cli();
+			trigger_halt_irqs_on(&trigger->generation, state->seen);
 		}
+		cli();
 		trigger_unpublish(trigger->ipi_waiters, me);
 		return;
 	}
@@ -186,11 +193,10 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
-	if (trigger_hlt_broken) {
+	if (trigger_hlt_broken)
 		hlt();
-	} else {
-		trigger_halt_unless_moved(&trigger->generation, state->seen);
-	}
+	else
+		trigger_halt_irqs_off(&trigger->generation, state->seen);
 	trigger_unpublish(trigger->nmi_waiters, me);
 }
 
@@ -546,4 +552,14 @@ void trigger_set_broken_hlt(bool broken)
 void trigger_set_halt_window_delay(uint64_t nanoseconds)
 {
 	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
+}
+
+void trigger_set_after_recheck_hook(void (*hook)(void))
+{
+	__atomic_store_n(&trigger_after_recheck_hook, hook, __ATOMIC_RELEASE);
+}
+
+void trigger_set_irqs_on_window_unmarked(bool unmarked)
+{
+	__atomic_store_n(&trigger_irqs_on_window_unmarked, unmarked, __ATOMIC_RELEASE);
 }
