@@ -418,6 +418,87 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 	nmi_unregister(kick_own_trigger_from_nmi);
 }
 
+/*
+ * A wake IPI whose send fails (as when the xAPIC's ICR stays busy) is sent
+ * again, and one that fails twice is counted and reported, never dropped
+ * silently.  The waiter is this CPU (no tick of its own), halting with the
+ * hlt backend; the helper CPU kicks it once it has published itself, with
+ * one or two failures injected into the wake sends.  After a dropped wake
+ * the helper frees the waiter with a second kick.
+ */
+static struct {
+	unsigned int waiter, failures;
+	volatile bool condition;
+	struct trigger_wake_send_stats before, after;
+	bool never_published, freed_by_second_kick;
+} wake_send;
+
+static bool published_in(const uint64_t *mask, unsigned int cpu)
+{
+	return __atomic_load_n(&mask[cpu / 64], __ATOMIC_ACQUIRE) & (1ull << (cpu % 64));
+}
+
+static void kick_with_failing_sends(void *unused)
+{
+	uint64_t start = now_ns();
+
+	while (!published_in(handler_trigger.ipi_waiters, wake_send.waiter)) {
+		if (now_ns() - start > REMOTE_TIMEOUT_NS) {
+			wake_send.never_published = true;
+			break;
+		}
+		cpu_relax();
+	}
+	trigger_wake_send_stats_read(&wake_send.before);
+	trigger_test_fail_wake_sends(wake_send.failures);
+	__atomic_store_n(&wake_send.condition, true, __ATOMIC_RELAXED);
+	trigger_kick(&handler_trigger);
+	trigger_test_fail_wake_sends(0);
+	trigger_wake_send_stats_read(&wake_send.after);
+	if (wake_send.after.dropped != wake_send.before.dropped) {
+		udelay(20000);
+		wake_send.freed_by_second_kick = true;
+		trigger_kick(&handler_trigger);
+	}
+}
+
+static void a_wake_that_cannot_be_sent_is_retried_then_reported(void)
+{
+	int helper = other_cpu(false);
+
+	if (helper < 0)
+		test_skip("one CPU: nobody to kick this one");
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_HLT));
+	for (unsigned int failures = 1; failures <= 2; failures++) {
+		bool was_enabled = local_irq_save();
+
+		wake_send = (typeof(wake_send)){ .waiter = cpu_id(), .failures = failures };
+		ASSERT_TRUE(smp_run_on_async((unsigned int)helper, kick_with_failing_sends, NULL));
+		local_irq_enable();
+		trigger_reset(&handler_trigger);
+		while (!__atomic_load_n(&wake_send.condition, __ATOMIC_ACQUIRE))
+			trigger_wait(&handler_trigger);
+		trigger_finish(&handler_trigger);
+		local_irq_restore(was_enabled);
+		EXPECT_TRUE(smp_wait_for((unsigned int)helper, 2 * REMOTE_TIMEOUT_NS));
+		EXPECT_FALSE(wake_send.never_published);
+		test_diag("%u failed send%s injected: %lu failed ICR writes, %lu sent on the retry, "
+			  "%lu dropped and reported", failures, failures > 1 ? "s" : "",
+			  wake_send.after.failed_attempts - wake_send.before.failed_attempts,
+			  wake_send.after.retried - wake_send.before.retried,
+			  wake_send.after.dropped - wake_send.before.dropped);
+		EXPECT_EQ(wake_send.after.failed_attempts - wake_send.before.failed_attempts,
+			  (unsigned long)failures);
+		EXPECT_EQ(wake_send.after.retried - wake_send.before.retried,
+			  failures == 1 ? 1ul : 0ul);
+		EXPECT_EQ(wake_send.after.dropped - wake_send.before.dropped,
+			  failures == 2 ? 1ul : 0ul);
+		if (failures == 2)
+			EXPECT_EQ(wake_send.after.last_dropped_cpu, cpu_id());
+		EXPECT_EQ(wake_send.freed_by_second_kick, failures == 2);
+	}
+}
+
 /* --- Several waiters, message passing ------------------------------------------------ */
 
 static DEFINE_TRIGGER(shared_trigger);
@@ -574,6 +655,7 @@ static const struct test_case trigger_cases[] = {
 	TEST_CASE(kick_from_an_interrupt_handler_wakes_the_wait),
 	TEST_CASE(kick_from_an_nmi_handler_wakes_the_wait),
 	TEST_CASE(kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window),
+	TEST_CASE(a_wake_that_cannot_be_sent_is_retried_then_reported),
 	TEST_CASE(one_kick_wakes_every_waiter),
 	TEST_CASE(data_written_before_a_kick_is_seen_after_the_wait),
 	TEST_CASE(misuse_is_reported),

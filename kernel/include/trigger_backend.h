@@ -82,6 +82,17 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t spin_budget_n
 /** trigger_counters_read - the counters of @backend so far */
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters);
 
+/* Wake IPIs and NMIs whose ICR write failed (trigger.c says what is done about it). */
+struct trigger_wake_send_stats {
+	unsigned long failed_attempts;	/* ICR writes that failed */
+	unsigned long retried;		/* wake-ups sent on the second try */
+	unsigned long dropped;		/* wake-ups not sent at all: reported */
+	unsigned int last_dropped_cpu;
+};
+
+/** trigger_wake_send_stats_read - the wake sends that failed so far */
+void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats);
+
 /** trigger_report_usage - print, as diagnostics, the counters that moved since the last call */
 void trigger_report_usage(const char *prefix);
 
@@ -155,6 +166,9 @@ void trigger_set_after_recheck_hook(void (*hook)(void));
  * is then lost (the NMI self-kick test shows it)
  */
 void trigger_set_irqs_on_window_unmarked(bool unmarked);
+
+/** trigger_test_fail_wake_sends - test only: the next @count wake sends fail as an ICR time-out would */
+void trigger_test_fail_wake_sends(unsigned int count);
 
 /* What one CPU's NMI handler found in the marked halt windows (trigger_halt.S). */
 struct trigger_halt_window_stats {

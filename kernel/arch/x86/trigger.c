@@ -12,8 +12,12 @@
  * sends it an interrupt.  The interrupt cannot be lost either: a waiter with
  * interrupts enabled at the reset holds them off until "sti; hlt", whose STI
  * shadow makes a pending IPI end the HLT; a waiter with interrupts disabled
- * is woken by an NMI, and the NMI handler moves a CPU caught between its last
- * look and its HLT past the HLT (trigger_halt.S).
+ * is woken by an NMI.  A kick sends nothing to its own CPU, which is
+ * running: an interrupt handler there cannot run between the re-check and
+ * the HLT (interrupts are off), and an NMI handler that can is moved past the
+ * HLT by the trigger NMI handler, both halts being marked windows
+ * (trigger_halt.S).  A wake IPI or NMI that cannot be sent is retried once,
+ * then reported (trigger_send_wake()).
  */
 #include <console.h>
 #include <cpu.h>
@@ -104,7 +108,13 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 		report_misuse("too many nested wait sequences", trigger, site, NULL);
 		return;
 	}
-	state = &cpu->stack[cpu->depth++];
+	/*
+	 * Interrupts are off, but an NMI handler may run its own sequence
+	 * here: the slot is filled before the depth makes it visible (a
+	 * compiler barrier is enough, the NMI runs on this CPU), so such a
+	 * handler never finds a half-written slot or a stale one's trigger.
+	 */
+	state = &cpu->stack[cpu->depth];
 	*state = (struct trigger_wait_state){
 		.trigger = trigger,
 		.backend = &trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)],
@@ -112,6 +122,8 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 		.irqs_were_enabled = enabled,
 		.reset_site = site,
 	};
+	compiler_barrier();
+	cpu->depth++;
 }
 
 /* A wait with no sequence still waits, the seed's way, after the report. */
@@ -191,8 +203,15 @@ void x86_trigger_finish(trigger_t *trigger, void *site)
 		return;
 	}
 	enabled = state->irqs_were_enabled;
-	/* Remove it, keeping the order of any sequences below or above it. */
-	memmove(state, state + 1, (size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
+	/*
+	 * Remove it, keeping the order of any sequences below or above it:
+	 * those above move down first (an NMI handler in between sees the top
+	 * one twice, the same state, harmless), then the depth drops.
+	 */
+	if (state != &cpu->stack[cpu->depth - 1])
+		memmove(state, state + 1,
+			(size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
+	compiler_barrier();
 	cpu->depth--;
 	local_irq_restore(enabled);
 }
@@ -296,12 +315,71 @@ void trigger_test_set_kick_break(enum trigger_test_break mode)
 	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
 }
 
+/*
+ * A wake IPI or NMI whose ICR write fails (ipi.c gives up when the xAPIC's
+ * ICR stays busy for 10 ms, SDM vol 3, 12.6.1) is not dropped silently: it
+ * is sent once more, and if that fails too it is counted and reported - at
+ * once, or from NMI context (no printing there) at the next
+ * trigger_report_usage().  No other way is tried: an NMI goes through the
+ * same ICR.  The waiter then sleeps until something else wakes it, and
+ * every converted user bounds its wait by its stuck-CPU deadline, whose
+ * report fails the suite that checks that user.
+ */
+static struct trigger_wake_send_stats wake_sends;
+static unsigned int wake_failures_to_inject;
+
+static bool injected_failure(void)
+{
+	unsigned int left = __atomic_load_n(&wake_failures_to_inject, __ATOMIC_RELAXED);
+
+	while (left && !__atomic_compare_exchange_n(&wake_failures_to_inject, &left, left - 1, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return left != 0;
+}
+
+bool trigger_send_wake(unsigned int cpu, uint32_t command)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!injected_failure() && lapic_send_ipi(cpus[cpu].apic_id, command)) {
+			if (attempt)
+				__atomic_fetch_add(&wake_sends.retried, 1, __ATOMIC_RELAXED);
+			return true;
+		}
+		__atomic_fetch_add(&wake_sends.failed_attempts, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&wake_sends.last_dropped_cpu, cpu, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&wake_sends.dropped, 1, __ATOMIC_RELEASE);
+	if (!in_nmi())
+		ktap_note("trigger: cpu %u: the wake %s to cpu %u was not sent, twice (the ICR stayed "
+			  "busy); that waiter sleeps until its own deadline", cpu_id(),
+			  (command & APIC_DELIVERY_NMI) == APIC_DELIVERY_NMI ? "NMI" : "IPI", cpu);
+	return false;
+}
+
+void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats)
+{
+	stats->dropped = __atomic_load_n(&wake_sends.dropped, __ATOMIC_ACQUIRE);
+	stats->failed_attempts = __atomic_load_n(&wake_sends.failed_attempts, __ATOMIC_RELAXED);
+	stats->retried = __atomic_load_n(&wake_sends.retried, __ATOMIC_RELAXED);
+	stats->last_dropped_cpu = __atomic_load_n(&wake_sends.last_dropped_cpu, __ATOMIC_RELAXED);
+}
+
+void trigger_test_fail_wake_sends(unsigned int count)
+{
+	__atomic_store_n(&wake_failures_to_inject, count, __ATOMIC_RELAXED);
+}
+
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
 {
 	if (cpu == cpu_id())
-		return;		/* we are running, so not halted */
+		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
 	__atomic_fetch_add(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
-	lapic_send_ipi(cpus[cpu].apic_id, APIC_DELIVERY_NMI);
+	if (!trigger_send_wake(cpu, APIC_DELIVERY_NMI)) {
+		/* It never left: its target must not claim another NMI for it. */
+		__atomic_fetch_sub(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
 	__atomic_fetch_add(&counters->nmis, 1, __ATOMIC_RELAXED);
 }
 
@@ -439,6 +517,20 @@ void trigger_counters_read(enum trigger_backend_id backend, struct trigger_count
 	*counters = trigger_backends[backend].counters;
 }
 
+/* Wake sends dropped since the last report (those from NMI context were not printed). */
+static void report_dropped_wakes(const char *prefix)
+{
+	static unsigned long reported;
+	struct trigger_wake_send_stats now;
+
+	trigger_wake_send_stats_read(&now);
+	if (now.dropped == reported)
+		return;
+	kprintf("%strigger: %lu wake IPIs or NMIs could not be sent, even retried (the ICR stayed "
+		"busy); the last to cpu %u\n", prefix, now.dropped - reported, now.last_dropped_cpu);
+	reported = now.dropped;
+}
+
 void trigger_report_usage(const char *prefix)
 {
 	static struct trigger_counters reported[TRIGGER_BACKEND_COUNT];
@@ -464,6 +556,7 @@ void trigger_report_usage(const char *prefix)
 			(unsigned long long)(cycles_to_ns(now.wait_cycles - before->wait_cycles) / 1000));
 		*before = now;
 	}
+	report_dropped_wakes(prefix);
 }
 
 void trigger_nmi_init(void)

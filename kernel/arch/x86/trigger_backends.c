@@ -319,7 +319,7 @@ static bool pv_kick_available(void)
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 {
 	if (cpu == cpu_id())
-		return;		/* we are running, so not halted */
+		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
 	if (pv_kick_available()) {
 		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
 
@@ -327,8 +327,8 @@ void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	lapic_send_ipi(cpus[cpu].apic_id, APIC_DELIVERY_FIXED | VECTOR_WAKE);
-	__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
+	if (trigger_send_wake(cpu, APIC_DELIVERY_FIXED | VECTOR_WAKE))
+		__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
 }
 
 /* --- Boot: measure, then choose ------------------------------------------------------ */

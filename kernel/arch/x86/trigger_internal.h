@@ -91,6 +91,7 @@ bool trigger_in_nmi(void);
 void trigger_nmi_init(void);
 
 /* The kick's wake-ups, by whatever means the waiters need. */
+bool trigger_send_wake(unsigned int cpu, uint32_t command);	/* retried once, then reported */
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters);
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters);
 
