@@ -47,7 +47,10 @@ struct torture_round {
 	volatile bool window_kick_armed;
 	unsigned long window_target;
 	unsigned int kick_delay_ns;
+	struct trigger_sequence_record record;	/* the waiter's sequence, when done */
 	unsigned long late;		/* rounds whose waiter ended after the deadline, unkicked */
+	unsigned long late_not_by_kick;	/* ... and not woken by the round's kick */
+	unsigned long not_by_kick;	/* rounds in time whose waiter the kick did not wake */
 	unsigned long lost;		/* rounds whose wake-up was lost */
 	unsigned long unrescued;	/* ... and whose waiter could not be freed */
 };
@@ -81,6 +84,7 @@ static void torture_waiter(void *argument)
 		trigger_wait(&round_state.trigger);
 	trigger_finish(&round_state.trigger);
 	local_irq_restore(was_enabled);
+	trigger_last_sequence(cpu_id(), &round_state.record);
 	__atomic_store_n(&round_state.waiter_done, true, __ATOMIC_RELEASE);
 }
 
@@ -109,6 +113,34 @@ static void kick_from_inside_the_window(void)
 	trigger_kick(&round_state.trigger);
 }
 
+/*
+ * Whether the round ended as it should: no wait reached a deadline, and a
+ * wait that slept was ended by the round's kick - a halt (hlt, adaptive) by
+ * the kick's own wake IPI or NMI, any other sleep by the kick's store - for
+ * a sleep that ended otherwise after the kick (an unrelated interrupt) was
+ * a lost wake-up that something else rescued.  A waiter that never slept
+ * may have found the flag the kicker sets just before its kick (mwait under
+ * TCG returns at once): it had nothing to be woken from.  The record is the
+ * sequence's; only a lone wait's sleep is known to be the last one's.  A
+ * late round that passes this was late only because the host ran it late.
+ */
+static bool woken_by_the_kick(const struct trigger_sequence_record *record)
+{
+	bool halting = record->backend == TRIGGER_BACKEND_HLT ||
+		       record->backend == TRIGGER_BACKEND_ADAPTIVE;
+
+	if (record->waits == 0)
+		return true;
+	if (record->returns[TRIGGER_WAKE_DEADLINE])
+		return false;
+	if (record->sleeps == 0 || record->waits > 1)
+		return true;
+	if (halting)
+		return record->last_return == TRIGGER_WAKE_IPI ||
+		       record->last_return == TRIGGER_WAKE_NMI;
+	return trigger_wake_saw_kick(record->last_return);
+}
+
 static void torture_kicker(void *argument)
 {
 	unsigned long target = (unsigned long)argument;
@@ -120,10 +152,13 @@ static void torture_kicker(void *argument)
 		__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
 		trigger_kick(&round_state.trigger);	/* exactly one kick */
 	}
-	if (wait_for_waiter(LOST_DEADLINE_NS))
+	if (wait_for_waiter(LOST_DEADLINE_NS)) {
+		round_state.not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
+	}
 	if (wait_for_waiter(PATIENCE_NS)) {
 		round_state.late++;
+		round_state.late_not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
 	}
 	round_state.lost++;
@@ -167,7 +202,7 @@ static bool run_role(unsigned int cpu, void (*role)(void *), void *argument)
 }
 
 struct torture_totals {
-	unsigned long rounds, late, lost, unrescued, stuck_roles;
+	unsigned long rounds, late, late_not_by_kick, not_by_kick, lost, unrescued, stuck_roles;
 };
 
 /*
@@ -215,9 +250,13 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		totals->rounds++;
 	}
 	totals->late += round_state.late;
+	totals->late_not_by_kick += round_state.late_not_by_kick;
+	totals->not_by_kick += round_state.not_by_kick;
 	totals->lost += round_state.lost;
 	totals->unrescued += round_state.unrescued;
 	round_state.late = 0;
+	round_state.late_not_by_kick = 0;
+	round_state.not_by_kick = 0;
 	round_state.lost = 0;
 	round_state.unrescued = 0;
 }
@@ -253,12 +292,19 @@ static void every_wait_ends_for_every_backend(void)
 
 		if (trigger_backend_unavailable(backend))
 			continue;
+		trigger_test_break_kicks(true);
 		torture_backend(backend, rounds, budget, 4, &totals);
-		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs; "
-			  "%lu late (the host ran the waiter late)", trigger_backend_name(backend),
+		trigger_test_break_kicks(false);
+		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs, %lu "
+			  "in time but not woken by the kick; %lu late (the host ran the waiter late), "
+			  "%lu of them not woken by the kick%s", trigger_backend_name(backend),
 			  totals.rounds, totals.lost, totals.unrescued, totals.stuck_roles,
-			  totals.late);
+			  totals.not_by_kick, totals.late, totals.late_not_by_kick,
+			  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+			  " (test_break=kick_fence)" : "");
 		EXPECT_EQ(totals.lost, 0u);
+		EXPECT_EQ(totals.not_by_kick, 0u);
+		EXPECT_EQ(totals.late_not_by_kick, 0u);
 		EXPECT_EQ(totals.unrescued, 0u);
 		EXPECT_EQ(totals.stuck_roles, 0u);
 		EXPECT_GT(totals.rounds, 0u);
