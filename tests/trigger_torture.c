@@ -118,9 +118,10 @@ static void kick_from_inside_the_window(void)
  * wait that slept was ended by the round's kick - a halt (hlt, adaptive) by
  * the kick's own wake IPI or NMI, any other sleep by the kick's store - for
  * a sleep that ended otherwise after the kick (an unrelated interrupt) was
- * a lost wake-up that something else rescued.  A waiter that never slept
- * may have found the flag the kicker sets just before its kick (mwait under
- * TCG returns at once): it had nothing to be woken from.  The record is the
+ * a lost wake-up that something else rescued.  A waiter that never slept,
+ * or whose MWAIT returned for nothing (at once, under TCG), may have found
+ * the flag the kicker sets just before its kick: it had nothing to be
+ * woken from.  The record is the
  * sequence's; only a lone wait's sleep is known to be the last one's.  A
  * late round that passes this was late only because the host ran it late.
  */
@@ -138,7 +139,9 @@ static bool woken_by_the_kick(const struct trigger_sequence_record *record)
 	if (halting)
 		return record->last_return == TRIGGER_WAKE_IPI ||
 		       record->last_return == TRIGGER_WAKE_NMI;
-	return trigger_wake_saw_kick(record->last_return);
+	/* An MWAIT that returned at once, the flag already set, is "spurious". */
+	return trigger_wake_saw_kick(record->last_return) ||
+	       record->last_return == TRIGGER_WAKE_SPURIOUS;
 }
 
 static void torture_kicker(void *argument)
