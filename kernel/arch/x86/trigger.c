@@ -434,11 +434,19 @@ void x86_trigger_kick(trigger_t *trigger)
 		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
 	int mask_order = __ATOMIC_SEQ_CST;
 
-	switch (__atomic_load_n(&kick_break, __ATOMIC_RELAXED)) {
-	case TRIGGER_BREAK_KICK:
+	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
+
+	if (broken == TRIGGER_BREAK_KICK)
 		return;		/* test_break=kick: the kick is lost */
+	/* Counted first: its locked add must not stand in for the generation's fence. */
+	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
+	switch (broken) {
 	case TRIGGER_BREAK_KICK_FENCE:
-		/* test_break=kick_fence: a plain store, which may pass the mask loads */
+		/*
+		 * test_break=kick_fence: a plain load and store, which the
+		 * store buffer lets pass the mask loads below (SDM vol 3,
+		 * 9.2.3.4): nothing locked between them.
+		 */
 		__atomic_store_n(&trigger->generation,
 				 __atomic_load_n(&trigger->generation, __ATOMIC_RELAXED) + 1,
 				 __ATOMIC_RELAXED);
@@ -455,7 +463,6 @@ void x86_trigger_kick(trigger_t *trigger)
 		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
 		break;
 	}
-	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
 	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters, mask_order);
 	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)
