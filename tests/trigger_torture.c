@@ -330,8 +330,124 @@ static void the_torture_catches_a_broken_hlt(void)
 	EXPECT_EQ(totals.stuck_roles, 0u);
 }
 
+/*
+ * The protocol's two halves at the same moment, many times: the kicker's
+ * kick (generation update, then the read of the waiter mask) against the
+ * waiter's publish and re-check (trigger_test_publish_and_recheck: the
+ * halting waiter's steps without the halt; it stays published until the
+ * kicker is through, as a halted waiter would).  Both leave a shared start
+ * line together, each after a random few loop turns, the waiter after an
+ * offset that follows which half came first, so that the two overlap in
+ * many trials, as in a store-buffering litmus test - which under
+ * QEMU TCG does show stores passing later loads.  In every trial one of the
+ * two must see the other: the waiter the new generation, or the kicker the
+ * waiter.  The waiter publishes the kicker's CPU number, so that a kick that
+ * sees it sends nothing and only counts it (trigger_own_cpu_published).  A
+ * kick whose generation update is not a fence (test_break=kick_fence) lets
+ * both miss - a lost wake-up, had the waiter halted - and must fail here.
+ */
+#define LOCKSTEP_TRIALS		1000000ul
+#define LOCKSTEP_BUDGET_NS	(3ull * 1000000000ull)	/* torture=long: ten times */
+#define LOCKSTEP_JITTER		64u	/* loop turns before each half, at random below this */
+
+static DEFINE_TRIGGER(lockstep_trigger);
+
+static struct {
+	unsigned long trials;
+	volatile unsigned long start_line;	/* the trial both leave from */
+	volatile unsigned long kicked;		/* the last trial the kicker is through */
+	volatile bool kicker_saw_waiter;
+	volatile bool stop;
+	uint8_t jitter[2][256];			/* the loop turns of each side, per trial */
+} lockstep;
+
+/*
+ * A few loop turns, not PAUSEs: QEMU TCG ends the translated block at a
+ * PAUSE and goes back to its CPU loop, which takes far longer than the
+ * store-buffer window the jitter is there to hit.
+ */
+static void turn_for(unsigned int count)
+{
+	for (unsigned int i = 0; i < count; i++)
+		compiler_barrier();
+}
+
+static void kick_in_lockstep(void *unused)
+{
+	unsigned int me = cpu_id();
+
+	for (unsigned long trial = 1; trial <= lockstep.trials; trial++) {
+		unsigned long before;
+
+		while (__atomic_load_n(&lockstep.start_line, __ATOMIC_ACQUIRE) != trial)
+			if (__atomic_load_n(&lockstep.stop, __ATOMIC_RELAXED))
+				return;
+		/* Not PAUSE in these loops either: the halves must leave together. */
+		before = trigger_own_cpu_published(me);
+		turn_for(lockstep.jitter[1][trial % 256]);
+		trigger_kick(&lockstep_trigger);
+		lockstep.kicker_saw_waiter = trigger_own_cpu_published(me) != before;
+		__atomic_store_n(&lockstep.kicked, trial, __ATOMIC_RELEASE);
+	}
+}
+
+static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
+{
+	int kicker = trigger_test_other_cpu();
+	unsigned long trials = 0, both_missed = 0, waiter_saw = 0, kicker_saw = 0;
+	unsigned int offset = 0;	/* the waiter's extra loop turns: where the halves meet */
+	uint64_t start = now_ns();
+
+	if (kicker < 0)
+		test_skip("one CPU: no kicker besides the waiter");
+	trigger_init(&lockstep_trigger);
+	lockstep.trials = LOCKSTEP_TRIALS;
+	lockstep.start_line = lockstep.kicked = 0;
+	lockstep.stop = false;
+	for (unsigned int i = 0; i < 256; i++) {
+		lockstep.jitter[0][i] = (uint8_t)(test_random() % LOCKSTEP_JITTER);
+		lockstep.jitter[1][i] = (uint8_t)(test_random() % LOCKSTEP_JITTER);
+	}
+	trigger_test_break_kicks(true);
+	ASSERT_TRUE(smp_run_on_async((unsigned int)kicker, kick_in_lockstep, NULL));
+	for (unsigned long trial = 1; trial <= LOCKSTEP_TRIALS; trial++) {
+		uint64_t seen = __atomic_load_n(&lockstep_trigger.generation, __ATOMIC_RELAXED);
+		bool saw, seen_by_kicker;
+
+		if (now_ns() - start > LOCKSTEP_BUDGET_NS * (kernel_options.torture_long ? 10 : 1))
+			break;
+		__atomic_store_n(&lockstep.start_line, trial, __ATOMIC_RELEASE);
+		turn_for(offset + lockstep.jitter[0][trial % 256]);
+		saw = trigger_test_publish_and_recheck(&lockstep_trigger, seen, (unsigned int)kicker);
+		while (__atomic_load_n(&lockstep.kicked, __ATOMIC_ACQUIRE) != trial)
+			compiler_barrier();
+		trigger_test_unpublish(&lockstep_trigger, (unsigned int)kicker);
+		seen_by_kicker = lockstep.kicker_saw_waiter;
+		trials++;
+		waiter_saw += saw;
+		kicker_saw += seen_by_kicker;
+		both_missed += !saw && !seen_by_kicker;
+		/* Keep the halves overlapping: start later when early, sooner when late. */
+		if (seen_by_kicker && !saw)
+			offset += 4;
+		else if (saw && !seen_by_kicker)
+			offset = offset > 4 ? offset - 4 : 0;
+	}
+	__atomic_store_n(&lockstep.stop, true, __ATOMIC_RELEASE);
+	EXPECT_TRUE(smp_wait_for((unsigned int)kicker, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+	trigger_test_break_kicks(false);
+	test_diag("%lu trials: the waiter saw the kick in %lu, the kicker saw the waiter in %lu, "
+		  "both missed in %lu (the waiter started %u loop turns late at the end)%s", trials,
+		  waiter_saw, kicker_saw, both_missed, offset,
+		  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+		  " (test_break=kick_fence: the kick's generation update unfenced)" : "");
+	EXPECT_EQ(both_missed, 0ul);
+	EXPECT_GT(trials, 0ul);
+}
+
 static const struct test_case torture_cases[] = {
 	TEST_CASE(every_wait_ends_for_every_backend),
 	TEST_CASE(the_torture_catches_a_broken_hlt),
+	TEST_CASE(a_kick_and_a_publish_at_the_same_moment_see_each_other),
 };
 TEST_SUITE(trigger_torture, torture_cases, torture_init, torture_exit);

@@ -221,6 +221,24 @@ enum trigger_test_break {
 	TRIGGER_BREAK_KICK_FENCE,	/* the kick's generation update is a plain store, unfenced */
 };
 
+/**
+ * trigger_own_cpu_published - how many kicks on @cpu found @cpu itself among
+ * a trigger's waiters (a handler kicking what its CPU waits on): they send
+ * nothing, the CPU being awake
+ */
+unsigned long trigger_own_cpu_published(unsigned int cpu);
+
+/**
+ * trigger_test_publish_and_recheck - test only: the halting waiter's half of
+ * the protocol without the halt: publish CPU @as_cpu in @trigger's IPI mask
+ * (a kick from @as_cpu then sends nothing, only counts it) and return
+ * whether the generation has moved from @seen; it stays published, as a
+ * halted waiter would, until trigger_test_unpublish()
+ */
+struct trigger;
+bool trigger_test_publish_and_recheck(struct trigger *trigger, uint64_t seen, unsigned int as_cpu);
+void trigger_test_unpublish(struct trigger *trigger, unsigned int as_cpu);
+
 /** trigger_test_break_from_name - the break named @name (@length bytes), or -1 */
 int trigger_test_break_from_name(const char *name, size_t length);
 

@@ -45,6 +45,7 @@ struct trigger_cpu {
 	unsigned long wake_nmis;	/* wake NMIs taken (claimed from nmi_kicks_pending) */
 	struct trigger_sequence_record last;	/* the last sequence finished */
 	struct trigger_halt_window_stats window;	/* written by its NMI handler only */
+	unsigned long own_cpu_published;	/* kicks that found this CPU among the waiters */
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -476,6 +477,29 @@ static const char *const test_break_names[] = {
 	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
 };
 
+void trigger_count_own_cpu_published(void)
+{
+	trigger_cpus[cpu_id()].own_cpu_published++;
+}
+
+unsigned long trigger_own_cpu_published(unsigned int cpu)
+{
+	return __atomic_load_n(&trigger_cpus[cpu].own_cpu_published, __ATOMIC_RELAXED);
+}
+
+bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
+{
+	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
+
+	trigger_publish(trigger->ipi_waiters, as_cpu);
+	return trigger_moved_after_publish(trigger, &state);
+}
+
+void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
+{
+	trigger_unpublish(trigger->ipi_waiters, as_cpu);
+}
+
 int trigger_test_break_from_name(const char *name, size_t length)
 {
 	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
@@ -547,8 +571,10 @@ void trigger_test_fail_wake_sends(unsigned int count)
 
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
 {
-	if (cpu == cpu_id())
+	if (cpu == cpu_id()) {
+		trigger_count_own_cpu_published();
 		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
+	}
 	__atomic_fetch_add(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
 	if (!trigger_send_wake(cpu, APIC_DELIVERY_NMI)) {
 		/* It never left: its target must not claim another NMI for it. */

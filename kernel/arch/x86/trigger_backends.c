@@ -337,8 +337,10 @@ static bool pv_kick_available(void)
 
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 {
-	if (cpu == cpu_id())
+	if (cpu == cpu_id()) {
+		trigger_count_own_cpu_published();
 		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
+	}
 	if (pv_kick_available()) {
 		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
 

@@ -105,6 +105,8 @@ void trigger_nmi_init(void);
 
 /* The kick's wake-ups, by whatever means the waiters need. */
 bool trigger_send_wake(unsigned int cpu, uint32_t command);	/* retried once, then reported */
+/* A kick found its own CPU among the waiters (a handler kicking what its CPU waits on). */
+void trigger_count_own_cpu_published(void);
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters);
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters);
 
