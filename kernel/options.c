@@ -120,6 +120,11 @@ static bool apply_smp_withhold(const struct cmdline_word *word, const char **err
 	return apply_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
 }
 
+static bool apply_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 500000, &kernel_options.smp_ap_delay_us);
+}
+
 static bool apply_trigger(const struct cmdline_word *word, const char **error)
 {
 	int backend = word->has_value ? trigger_backend_from_name(word->value, word->value_length) : -1;
@@ -272,6 +277,7 @@ static const struct option known_options[] = {
 	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
 	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "smp_ap_delay_us", "microseconds, 0..500000", apply_smp_ap_delay_us },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 };

@@ -6,6 +6,7 @@
 #include <acpi.h>
 #include <irq.h>
 #include <ktap.h>
+#include <options.h>
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
@@ -214,6 +215,8 @@ void ap_online(struct cpu *cpu)
 		for (;;)
 			wait_for_interrupt();
 	}
+	if (kernel_options.smp_ap_delay_us)
+		udelay(kernel_options.smp_ap_delay_us);	/* a late AP: the BSP waits for its kick */
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
