@@ -316,12 +316,8 @@ static void kick_from_an_nmi_here(void *unused)
 
 static void kick_from_an_nmi_handler_wakes_the_wait(void)
 {
-	int kicker = trigger_test_other_cpu();
+	unsigned int kicker = trigger_test_helper_cpu();
 
-	if (kicker < 0)
-		test_skip("one CPU: no other CPU to take the NMI");
-	if ((int)cpu_id() == watchdog_cpu())
-		test_skip("the runner's CPU keeps the watchdog's tick");
 	ASSERT_TRUE(nmi_register(kick_from_nmi));
 	FOR_EACH_BACKEND(backend) {
 		for (int interrupts_on = 0; interrupts_on < 2; interrupts_on++) {
@@ -330,7 +326,7 @@ static void kick_from_an_nmi_handler_wakes_the_wait(void)
 
 			nmi_kick = (typeof(nmi_kick)){ .waiter = cpu_id() };
 			trigger_test_break_kicks(true);
-			ASSERT_TRUE(smp_run_on_async((unsigned int)kicker, kick_from_an_nmi_here, NULL));
+			ASSERT_TRUE(smp_run_on_async(kicker, kick_from_an_nmi_here, NULL));
 			if (interrupts_on)
 				local_irq_enable();
 			trigger_reset(&handler_trigger);
@@ -341,7 +337,7 @@ static void kick_from_an_nmi_handler_wakes_the_wait(void)
 			local_irq_restore(was_enabled);
 			trigger_last_sequence(cpu_id(), &record);
 			__atomic_store_n(&nmi_kick.done, true, __ATOMIC_RELEASE);
-			EXPECT_TRUE(smp_wait_for((unsigned int)kicker, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+			EXPECT_TRUE(smp_wait_for(kicker, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
 			trigger_test_break_kicks(false);
 			if (nmi_kick.lost)
 				test_diag("%s, interrupts %s: the NMI handler's kick was lost",

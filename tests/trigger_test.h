@@ -10,6 +10,7 @@
 #include <cpu.h>
 #include <options.h>
 #include <smp.h>
+#include <test.h>
 #include <time.h>
 #include <trigger.h>
 #include <trigger_backend.h>
@@ -38,6 +39,22 @@ static inline int trigger_test_other_cpu(void)
 		found = (int)i;
 	}
 	return found;
+}
+
+/*
+ * For a case whose waiter is this CPU, and which must see it sleep: another
+ * CPU to help it.  Skips the case when there is none, or when this CPU
+ * keeps the watchdog's tick (which would wake it).
+ */
+static inline unsigned int trigger_test_helper_cpu(void)
+{
+	int helper = trigger_test_other_cpu();
+
+	if (helper < 0)
+		test_skip("one CPU: no other CPU to help");
+	if ((int)cpu_id() == watchdog_cpu())
+		test_skip("the runner's CPU keeps the watchdog's tick");
+	return (unsigned int)helper;
 }
 
 /*

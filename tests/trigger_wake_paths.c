@@ -118,12 +118,8 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 	static const enum trigger_backend_id halting[] = { TRIGGER_BACKEND_HLT,
 							   TRIGGER_BACKEND_ADAPTIVE };
 	bool unmarked = kernel_options.test_break == TRIGGER_BREAK_HALT_WINDOW;
-	int helper = trigger_test_other_cpu();
+	unsigned int helper = trigger_test_helper_cpu();
 
-	if (helper < 0)
-		test_skip("one CPU: no other CPU to send the NMI");
-	if ((int)cpu_id() == watchdog_cpu())
-		test_skip("the runner's CPU keeps the watchdog's tick");
 	ASSERT_TRUE(nmi_register(kick_own_trigger_from_nmi));
 	trigger_set_after_recheck_hook(note_inside_the_window);
 	trigger_set_halt_window_delay(SELF_KICK_WINDOW_NS);
@@ -134,7 +130,7 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 			unsigned int tries = 0, inside = 0, lost = 0;
 
 			for (; tries < SELF_KICK_TRIES && !inside; tries++) {
-				if (self_kick_round((unsigned int)helper, interrupts_on))
+				if (self_kick_round(helper, interrupts_on))
 					inside++;
 				lost += self_kick.lost;
 			}
@@ -191,23 +187,21 @@ static void kick_with_failing_sends(void *unused)
 
 static void a_wake_that_cannot_be_sent_is_retried_then_reported(void)
 {
-	int helper = trigger_test_other_cpu();
+	unsigned int helper = trigger_test_helper_cpu();
 
-	if (helper < 0)
-		test_skip("one CPU: nobody to kick this one");
 	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_HLT));
 	for (unsigned int failures = 1; failures <= 2; failures++) {
 		bool was_enabled = local_irq_save();
 
 		wake_send = (typeof(wake_send)){ .waiter = cpu_id(), .failures = failures };
-		ASSERT_TRUE(smp_run_on_async((unsigned int)helper, kick_with_failing_sends, NULL));
+		ASSERT_TRUE(smp_run_on_async(helper, kick_with_failing_sends, NULL));
 		local_irq_enable();
 		trigger_reset(&wake_trigger);
 		while (!__atomic_load_n(&wake_send.condition, __ATOMIC_ACQUIRE))
 			trigger_wait(&wake_trigger);
 		trigger_finish(&wake_trigger);
 		local_irq_restore(was_enabled);
-		EXPECT_TRUE(smp_wait_for((unsigned int)helper, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		EXPECT_TRUE(smp_wait_for(helper, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
 		EXPECT_FALSE(wake_send.never_published);
 		test_diag("%u failed send%s injected: %lu failed ICR writes, %lu sent on the retry, "
 			  "%lu dropped and reported", failures, failures > 1 ? "s" : "",
