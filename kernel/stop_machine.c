@@ -118,10 +118,11 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
  * place a CPU waits in stop_machine, converted as the seed patch converts
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
- * NMI then).  The caller alone has a bound, the stuck deadline: reaching
- * it, it names the CPUs that have not acknowledged (one report per
- * stop_machine) - a deadline return of the stop_machine user, which the
- * stop_machine suite counts as a failure - and waits on, untimed.  With
+ * NMI then).  The caller alone has a bound, the stuck deadline of each
+ * state: reaching it, it names the CPUs that have not acknowledged - a
+ * deadline return of the stop_machine user, which the stop_machine suite
+ * counts as a failure - and waits on, untimed, for the rest of this
+ * stop_machine (one report each).  With
  * interrupts off a timed wait cannot halt (the timer cannot raise an NMI),
  * so the caller looks rather than sleeps until then.
  */
@@ -129,7 +130,8 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 {
 	uint64_t since = cycles();
 	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
-	bool watching = cpu_id() == smd->caller;
+	/* One report per stop_machine: after it, the caller waits untimed too. */
+	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
 	int now;
 
 	trigger_reset(&stop_machine_trigger);

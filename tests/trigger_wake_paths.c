@@ -25,11 +25,12 @@ static DEFINE_TRIGGER(wake_trigger);
 /*
  * The kick sends the CPU it runs on nothing (it is running), so only the
  * NMI handler's move past the HLT saves the wake-up.  The waiter (this CPU,
- * never the watchdog's: nothing else interrupts it) reports from inside the
- * window through the after-recheck hook; the window is widened so that the
- * helper CPU's NMI lands there, which the trigger core's NMI handler
- * confirms (nmis_after_recheck; an NMI that hit the hook itself is outside
- * the marked range and the round is tried again).  A waiter not done a
+ * never the watchdog's: nothing else interrupts it) says, through a hook
+ * just before its window, that it is about to re-check; the window is
+ * widened after the re-check so that the helper CPU's NMI lands there,
+ * which the trigger core's NMI handler confirms (nmis_after_recheck; an NMI
+ * that came before the re-check is seen by it, no test of the window, and
+ * the round is tried again).  A waiter not done a
  * second after its kick has lost it: the helper frees it with kicks from its
  * own CPU, which send a wake IPI or NMI.  test_break=halt_window unmarks the
  * interrupts-on window (the halt as it was before the fix): that half must
@@ -40,7 +41,7 @@ static DEFINE_TRIGGER(wake_trigger);
 
 static struct {
 	unsigned int waiter;
-	volatile bool inside;		/* the waiter passed its re-check */
+	volatile bool inside;		/* the waiter is about to re-check */
 	volatile bool armed;		/* the next NMI on the waiter kicks */
 	volatile bool kicked;		/* the condition, set by the NMI handler */
 	volatile bool waiter_done;
@@ -49,7 +50,7 @@ static struct {
 	bool never_inside;
 } self_kick;
 
-static void note_inside_the_window(void)
+static void note_about_to_recheck(void)
 {
 	if (cpu_id() == self_kick.waiter)
 		__atomic_store_n(&self_kick.inside, true, __ATOMIC_RELEASE);
@@ -85,7 +86,7 @@ static void send_nmi_into_the_window(void *unused)
 	self_kick.lost = trigger_test_rescue_if_lost(&wake_trigger, &self_kick.waiter_done);
 }
 
-/* One round; false if the NMI missed the window (landed in the test's hook). */
+/* One round; false if the NMI missed the window (came before the re-check). */
 static bool self_kick_round(unsigned int helper, bool interrupts_on)
 {
 	bool was_enabled = local_irq_save();
@@ -110,7 +111,7 @@ static void undo_self_kick_setup(void)
 	nmi_unregister(kick_own_trigger_from_nmi);
 	trigger_set_irqs_on_window_unmarked(false);
 	trigger_set_halt_window_delay(0);
-	trigger_set_after_recheck_hook(NULL);
+	trigger_set_before_recheck_hook(NULL);
 }
 
 static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(void)
@@ -121,7 +122,7 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 	unsigned int helper = trigger_test_helper_cpu();
 
 	ASSERT_TRUE(nmi_register(kick_own_trigger_from_nmi));
-	trigger_set_after_recheck_hook(note_inside_the_window);
+	trigger_set_before_recheck_hook(note_about_to_recheck);
 	trigger_set_halt_window_delay(SELF_KICK_WINDOW_NS);
 	trigger_set_irqs_on_window_unmarked(unmarked);
 	for (size_t i = 0; i < sizeof(halting) / sizeof(halting[0]); i++) {

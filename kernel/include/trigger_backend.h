@@ -270,11 +270,12 @@ void trigger_set_halt_window_delay(uint64_t nanoseconds);
 void trigger_set_halt_window_hook(void (*hook)(void));
 
 /**
- * trigger_set_after_recheck_hook - test only: call @hook inside the marked
- * halt windows (trigger_halt.S), after the re-check that follows the
- * publish and before the HLT, where only an NMI handler can run (NULL: none)
+ * trigger_set_before_recheck_hook - test only: call @hook just before
+ * the marked halt windows (trigger_halt.S), after the waiter published
+ * itself and before its re-check, with interrupts off: from there only an
+ * NMI handler can run on the CPU until its HLT (NULL: none)
  */
-void trigger_set_after_recheck_hook(void (*hook)(void));
+void trigger_set_before_recheck_hook(void (*hook)(void));
 
 /**
  * trigger_set_irqs_on_window_unmarked - test only: the NMI handler leaves a

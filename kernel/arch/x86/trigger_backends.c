@@ -23,7 +23,7 @@ uint64_t trigger_spin_budget_cycles;
 uint32_t trigger_mwait_hint;		/* EAX of MWAIT: 0 is C1 */
 bool trigger_hlt_broken;
 uint64_t trigger_halt_window_delay_cycles;
-void (*trigger_after_recheck_hook)(void);
+void (*trigger_before_recheck_hook)(void);
 bool trigger_irqs_on_window_unmarked;
 
 #define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
@@ -575,9 +575,9 @@ void trigger_set_halt_window_delay(uint64_t nanoseconds)
 	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
 }
 
-void trigger_set_after_recheck_hook(void (*hook)(void))
+void trigger_set_before_recheck_hook(void (*hook)(void))
 {
-	__atomic_store_n(&trigger_after_recheck_hook, hook, __ATOMIC_RELEASE);
+	__atomic_store_n(&trigger_before_recheck_hook, hook, __ATOMIC_RELEASE);
 }
 
 void trigger_set_irqs_on_window_unmarked(bool unmarked)

@@ -31,12 +31,13 @@
  * an interrupt or NMI ended it), TRIGGER_HALT_MOVED_PAST (the NMI handler
  * moved it past the HLT).  The values are in trigger_internal.h.
  *
- * Test-only parts inside the window, both off unless a test sets them:
- * trigger_after_recheck_hook (a C function called after the re-check: the
- * NMI self-kick test learns there that the waiter is inside; an NMI landing
- * in the hook itself is outside the marked range, which the test checks)
- * and trigger_halt_window_delay_cycles (a PAUSE loop that widens the window
- * so that the torture's kicks and the test's NMIs land in it).
+ * Test-only parts, both off unless a test sets them:
+ * trigger_before_recheck_hook (a C function called just before the
+ * window, after the publish: the NMI self-kick test learns there that the
+ * waiter is about to re-check) and trigger_halt_window_delay_cycles (a
+ * PAUSE loop inside the window, after the re-check, that widens it so that
+ * the torture's kicks and the test's NMIs land there; the NMI handler says
+ * whether one did).
  */
 #define TRIGGER_HALT_MOVED	0
 #define TRIGGER_HALT_HALTED	1
@@ -61,9 +62,9 @@
 2:
 .endm
 
-/* Test only: call trigger_after_recheck_hook, keeping the arguments (and the stack 16-aligned). */
+/* Test only: call trigger_before_recheck_hook, keeping the arguments (stack 16-aligned). */
 .macro window_hook
-	movq	trigger_after_recheck_hook(%rip), %rax
+	movq	trigger_before_recheck_hook(%rip), %rax
 	testq	%rax, %rax
 	jz	3f
 	pushq	%rdi
@@ -76,16 +77,21 @@
 3:
 .endm
 
-/* One window: re-check, the test parts, then [sti;] hlt. */
+/*
+ * One window: [the test hook,] re-check, [the test delay,] [sti;] hlt.
+ * Nothing inside a window touches the stack: the NMI handler resumes at
+ * the window's end, whose RET must find the return address on top.  So the
+ * hook, a call, comes before the window.
+ */
 .macro halt_window name, enable
 	.global \name, \name\()_window_start, \name\()_checked, \name\()_window_end
 \name:					/* (const volatile uint64_t *generation, uint64_t seen) */
+	window_hook
 \name\()_window_start:
 	movl	$TRIGGER_HALT_MOVED, %eax
 	cmpq	%rsi, (%rdi)		/* the re-check */
 	jne	\name\()_window_end
 \name\()_checked:
-	window_hook
 	window_delay
 	movl	$TRIGGER_HALT_HALTED, %eax
 	.if \enable

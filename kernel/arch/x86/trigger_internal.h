@@ -95,8 +95,8 @@ extern const char trigger_halt_irqs_on_window_start[], trigger_halt_irqs_on_chec
 	trigger_halt_irqs_on_window_end[];
 extern const char trigger_halt_irqs_off_window_start[], trigger_halt_irqs_off_checked[],
 	trigger_halt_irqs_off_window_end[];
-/* Test only, called from inside both windows after the re-check (NULL: none). */
-extern void (*trigger_after_recheck_hook)(void);
+/* Test only, called just before both windows, after the publish (NULL: none). */
+extern void (*trigger_before_recheck_hook)(void);
 /* Test only: the NMI handler leaves the interrupts-on window alone (the old halt). */
 extern bool trigger_irqs_on_window_unmarked;
 
