@@ -260,6 +260,36 @@ class LineMatchTest(unittest.TestCase):
         self.assertIn("expected fail, got no end (tools/run was killed", outcome.reasons[0])
 
 
+class NothingSelectedTest(unittest.TestCase):
+    """A run whose test= or bench= selects nothing is a failure, not a skip."""
+
+    def judge(self, log, status):
+        with test_run.tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "typo.log")
+            with open(path, "w") as out:
+                out.write(log)
+            entry, = matrix.parse_config("[typo]\ncmdline = test=smpp,stop_machin\n")
+            return matrix.judge(entry, status, "", path, 0.5)
+
+    def test_the_kernel_fail_names_the_patterns(self):
+        outcome = self.judge("KTAP version 1\n1..0\n"
+                             "# test=smpp: no suite or case matches this pattern\n"
+                             "# no test case matched test=smpp: a run that selects nothing "
+                             "fails\n# Totals: pass:0 fail:0 skip:0 total:0\n"
+                             "# RESULT: FAIL\n", 1)
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.verdict, "FAIL")
+        self.assertIn("line 3: test=smpp selects no test case", outcome.reasons)
+
+    def test_a_kernel_that_calls_it_a_skip_still_fails(self):
+        # What trigos did before: "# RESULT: PASS" with nothing run, tools/run status 2.
+        outcome = self.judge("KTAP version 1\n1..0\n# no test case matched test=smpp\n"
+                             "# Totals: pass:0 fail:0 skip:0 total:0\n# RESULT: PASS\n", 2)
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.verdict, "FAIL")
+        self.assertIn("no test case ran: a run that selects nothing fails", outcome.reasons)
+
+
 class CheckStepTest(unittest.TestCase):
     def setUp(self):
         self.tmp = test_run.tempfile.TemporaryDirectory()
