@@ -55,6 +55,23 @@ FAKE_QEMU = textwrap.dedent(r'''
         sys.stdout.buffer.write(text.encode() if isinstance(text, str) else text)
         sys.stdout.flush()
 
+    def qmp_server():
+        """QEMU's QMP server on -qmp's socket: greeting, capabilities; then
+        (connection, its reader, send(message))."""
+        import socket
+        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(1)
+        connection, _ = server.accept()
+        replies = connection.makefile("rb")
+        def send(message):
+            connection.sendall(json.dumps(message).encode() + b"\r\n")
+        send({"QMP": {"version": {}, "capabilities": []}})
+        json.loads(replies.readline())
+        send({"return": {}})
+        return connection, replies, send
+
     HEAD = ("\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
             "KTAP version 1\n1..2\n"
             "    KTAP version 1\n    # Subtest: alpha\n    1..2\n"
@@ -113,18 +130,7 @@ FAKE_QEMU = textwrap.dedent(r'''
     if mode in ("reset", "poweroff", "halt", "running"):
         # QEMU's QMP server: greeting, capabilities, then a SHUTDOWN event
         # (reset, poweroff) or "info registers -a" answers (halt, running).
-        import socket
-        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        server.listen(1)
-        connection, _ = server.accept()
-        replies = connection.makefile("rb")
-        def send(message):
-            connection.sendall(json.dumps(message).encode() + b"\r\n")
-        send({"QMP": {"version": {}, "capabilities": []}})
-        json.loads(replies.readline())
-        send({"return": {}})
+        connection, replies, send = qmp_server()
         say(HEAD + "    ok 2 two\n    # alpha: pass:2 fail:0 skip:0 total:2\nok 1 alpha\n"
             "# RESULT: PASS\n")
         if mode in ("reset", "poweroff"):
@@ -147,19 +153,8 @@ FAKE_QEMU = textwrap.dedent(r'''
     if mode in ("debugged", "undebugged"):
         # -S -gdb: QMP's query-chardev shows gdb connected for $FAKE_QEMU_DEBUG_SECONDS
         # (debugged) or never (undebugged); then the run passes, or never ends.
-        import socket
-        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
         port = argv[argv.index("-gdb") + 1]
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        server.listen(1)
-        connection, _ = server.accept()
-        replies = connection.makefile("rb")
-        def send(message):
-            connection.sendall(json.dumps(message).encode() + b"\r\n")
-        send({"QMP": {"version": {}, "capabilities": []}})
-        json.loads(replies.readline())
-        send({"return": {}})
+        connection, replies, send = qmp_server()
         attached_until = time.monotonic() + float(os.environ.get("FAKE_QEMU_DEBUG_SECONDS", "0"))
         import select
         while mode == "undebugged" or time.monotonic() < attached_until:
