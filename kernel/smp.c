@@ -184,6 +184,7 @@ void smp_test_drop_bringup_kicks(bool drop)
 {
 	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
 }
+
 DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
 static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
 

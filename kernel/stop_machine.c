@@ -122,9 +122,9 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
  * state: reaching it, it names the CPUs that have not acknowledged - a
  * deadline return of the stop_machine user, which the stop_machine suite
  * counts as a failure - and waits on, untimed, for the rest of this
- * stop_machine (one report each).  With
- * interrupts off a timed wait cannot halt (the timer cannot raise an NMI),
- * so the caller looks rather than sleeps until then.
+ * stop_machine (one report each).  With interrupts off a timed wait cannot
+ * halt (the timer cannot raise an NMI), so the caller looks rather than
+ * sleeps until then.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {

@@ -11,8 +11,11 @@
  * kick, a wake-up was lost; it is counted and the waiter is rescued with
  * more kicks.  (A waiter that finishes in that second was late, not lost: a
  * host with more runnable threads than cores can leave a vCPU unscheduled
- * for hundreds of milliseconds, while a lost wake-up sleeps until kicked.)  Waiters never run on the watchdog's
- * CPU: its periodic tick would end a lost-wakeup halt and hide the bug.
+ * for hundreds of milliseconds, while a lost wake-up sleeps until kicked.)
+ * Every round, a late one too, must have been ended by its kick: the
+ * waiter's sequence record says what ended its wait.  Waiters never run on
+ * the watchdog's CPU: its periodic tick would end a lost-wakeup halt and
+ * hide the bug.
  *
  * A quarter of the rounds of the halting backends kick from inside the
  * window itself, through a test hook, after the waiter's last look and
@@ -21,6 +24,10 @@
  * emulation.  The same torture with the hlt backend deliberately broken (the
  * re-check after publishing removed, trigger_set_broken_hlt) must find lost
  * wake-ups: that shows the torture can fail.
+ *
+ * Random timing rarely lands a kick within the few cycles where a kicker
+ * without its fence goes wrong; the last case runs the kick and the
+ * waiter's publish in lockstep for that.
  */
 #include <irq.h>
 #include <options.h>
@@ -121,9 +128,9 @@ static void kick_from_inside_the_window(void)
  * a lost wake-up that something else rescued.  A waiter that never slept,
  * or whose MWAIT returned for nothing (at once, under TCG), may have found
  * the flag the kicker sets just before its kick: it had nothing to be
- * woken from.  The record is the
- * sequence's; only a lone wait's sleep is known to be the last one's.  A
- * late round that passes this was late only because the host ran it late.
+ * woken from.  The record is the sequence's; only a lone wait's sleep is
+ * known to be the last one's.  A late round that passes this was late only
+ * because the host ran it late.
  */
 static bool woken_by_the_kick(const struct trigger_sequence_record *record)
 {
@@ -338,8 +345,8 @@ static void the_torture_catches_a_broken_hlt(void)
  * kicker is through, as a halted waiter would).  Both leave a shared start
  * line together, each after a random few loop turns, the waiter after an
  * offset that follows which half came first, so that the two overlap in
- * many trials, as in a store-buffering litmus test - which under
- * QEMU TCG does show stores passing later loads.  In every trial one of the
+ * many trials, as in a store-buffering litmus test - which under QEMU TCG
+ * does show stores passing later loads.  In every trial one of the
  * two must see the other: the waiter the new generation, or the kicker the
  * waiter.  The waiter publishes the kicker's CPU number, so that a kick that
  * sees it sends nothing and only counts it (trigger_own_cpu_published).  A

@@ -433,9 +433,8 @@ void x86_trigger_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
 		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
-	int mask_order = __ATOMIC_SEQ_CST;
-
 	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
+	int mask_order = __ATOMIC_SEQ_CST;
 
 	if (broken == TRIGGER_BREAK_KICK)
 		return;		/* test_break=kick: the kick is lost */
@@ -468,50 +467,6 @@ void x86_trigger_kick(trigger_t *trigger)
 	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)
 		confirm_early_finishers(trigger);
-}
-
-static const char *const test_break_names[] = {
-	[TRIGGER_BREAK_NONE] = "none",
-	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
-	[TRIGGER_BREAK_KICK] = "kick",
-	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
-};
-
-void trigger_count_own_cpu_published(void)
-{
-	trigger_cpus[cpu_id()].own_cpu_published++;
-}
-
-unsigned long trigger_own_cpu_published(unsigned int cpu)
-{
-	return __atomic_load_n(&trigger_cpus[cpu].own_cpu_published, __ATOMIC_RELAXED);
-}
-
-bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
-{
-	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
-
-	trigger_publish(trigger->ipi_waiters, as_cpu);
-	return trigger_moved_after_publish(trigger, &state);
-}
-
-void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
-{
-	trigger_unpublish(trigger->ipi_waiters, as_cpu);
-}
-
-int trigger_test_break_from_name(const char *name, size_t length)
-{
-	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
-		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
-void trigger_test_set_kick_break(enum trigger_test_break mode)
-{
-	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
 }
 
 /*
@@ -564,9 +519,14 @@ void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats)
 	stats->last_dropped_cpu = __atomic_load_n(&wake_sends.last_dropped_cpu, __ATOMIC_RELAXED);
 }
 
-void trigger_test_fail_wake_sends(unsigned int count)
+void trigger_count_own_cpu_published(void)
 {
-	__atomic_store_n(&wake_failures_to_inject, count, __ATOMIC_RELAXED);
+	trigger_cpus[cpu_id()].own_cpu_published++;
+}
+
+unsigned long trigger_own_cpu_published(unsigned int cpu)
+{
+	return __atomic_load_n(&trigger_cpus[cpu].own_cpu_published, __ATOMIC_RELAXED);
 }
 
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
@@ -862,4 +822,45 @@ void trigger_report_usage(const char *prefix)
 void trigger_nmi_init(void)
 {
 	nmi_register(trigger_nmi);
+}
+
+/* --- Test hooks ---------------------------------------------------------------- */
+
+static const char *const test_break_names[] = {
+	[TRIGGER_BREAK_NONE] = "none",
+	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
+	[TRIGGER_BREAK_KICK] = "kick",
+	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
+};
+
+bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
+{
+	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
+
+	trigger_publish(trigger->ipi_waiters, as_cpu);
+	return trigger_moved_after_publish(trigger, &state);
+}
+
+void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
+{
+	trigger_unpublish(trigger->ipi_waiters, as_cpu);
+}
+
+int trigger_test_break_from_name(const char *name, size_t length)
+{
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void trigger_test_set_kick_break(enum trigger_test_break mode)
+{
+	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
+}
+
+void trigger_test_fail_wake_sends(unsigned int count)
+{
+	__atomic_store_n(&wake_failures_to_inject, count, __ATOMIC_RELAXED);
 }
