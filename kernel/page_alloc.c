@@ -5,7 +5,7 @@
  * (page tables, stacks, per-CPU areas) and frees few of them.
  *
  * Reservations matter more than speed here.  GRUB puts the multiboot2
- * information inside RAM that the memory map calls available (QEMU-NOTES.md),
+ * information inside RAM that the memory map calls available (docs/emulators.md),
  * so the kernel, the boot information and every module are cut out of the
  * free ranges before the first page is handed out.
  */

@@ -7,7 +7,7 @@
  * (recovery.h): a failed ASSERT or test_skip() throws back to the runner, and
  * a CPU exception in the case is dumped as diagnostics and reported as
  * "not ok N case # ERROR <exception>"; either way the run goes on with the
- * next case.  Output is KTAP v1 as ../shared/STYLE.md shows it.
+ * next case.  Output is KTAP v1 as docs/ktap.md shows it.
  */
 #include <console.h>
 #include <cpu.h>

@@ -230,8 +230,6 @@ static void ipi_unicast_to_a_spinning_cpu(void)
 	report_ipis("ipi_unicast_round_trip_spinning", "ipi_unicast_delivery_spinning",
 		    "ipi_unicast_send_cost", &target, SEND_UNICAST);
 	spinners_end(&target);
-	test_diag("for scale (QEMU-NOTES.md, kvm-unit-tests on this machine, TCG): an IPI round "
-		  "trip ~4500-6500 cycles");
 }
 
 static void ipi_unicast_to_a_halted_cpu(void)
@@ -243,7 +241,6 @@ static void ipi_unicast_to_a_halted_cpu(void)
 	one_cpu(&target, 1);
 	report_ipis("ipi_unicast_round_trip_halted", "ipi_unicast_delivery_halted", NULL, &target,
 		    SEND_UNICAST);
-	test_diag("for scale (QEMU-NOTES.md): kvm-unit-tests' IPI to a halted CPU 37-63 k cycles");
 }
 
 static void ipi_broadcast_to_spinning_cpus(void)

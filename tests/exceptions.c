@@ -6,7 +6,7 @@
  * a fault in a test case into "not ok ... # ERROR").
  *
  * Fixups are not tested with RDMSR of a missing MSR: QEMU TCG returns 0 for
- * unknown MSRs instead of raising #GP (QEMU-NOTES.md).
+ * unknown MSRs instead of raising #GP (docs/emulators.md).
  */
 #include <test.h>
 #include <recovery.h>

@@ -2,8 +2,8 @@
 #ifndef TRIGOS_KTAP_H
 #define TRIGOS_KTAP_H
 /*
- * KTAP v1 framing (see ../shared/STYLE.md and Documentation/dev-tools/ktap.rst
- * in Linux for the format).  Boot-time findings are diagnostics, but a
+ * KTAP v1 framing (docs/ktap.md, and Documentation/dev-tools/ktap.rst in
+ * Linux, for the format).  Boot-time findings are diagnostics, but a
  * diagnostic before "KTAP version 1" is not part of the KTAP document, so
  * what boot code says before the header is kept and printed right after the
  * plan.

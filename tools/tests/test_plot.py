@@ -33,7 +33,7 @@ REPORT = {
              "load_before": 0.5, "load_after": 2.1},
     "notes": [],
     "quoted": [{"what": "kvm-unit-tests vmexit: IPI round trip", "figure": "4.5-6.5 k",
-                "unit": "TSC cycles", "label": "quoted", "source": "shared/QEMU-NOTES.md"}],
+                "unit": "TSC cycles", "label": "quoted", "source": "a side-by-side measurement"}],
     "runs": [
         run("trigger-2cpu", 2, [wake("trigger_wake_short_spin", 300),
                                 wake("trigger_wake_short_hlt", 9000),
@@ -120,7 +120,7 @@ class Report(unittest.TestCase):
         self.assertIn("| ap_bringup | trigos | us | 400 | 1100 |", text)
         self.assertIn("(plots/bringup.svg) ([PNG](plots/bringup.png))", text)
         self.assertIn("| kvm-unit-tests vmexit: IPI round trip | 4.5-6.5 k | TSC cycles | "
-                      "quoted from shared/QEMU-NOTES.md |", text)
+                      "quoted from a side-by-side measurement |", text)
 
     def test_report_says_why_charts_are_missing_and_shows_notes(self):
         report = dict(REPORT, notes=["Linux peer not measured: apt-get download failed"])

@@ -126,7 +126,7 @@ static void lapic_setup_this_cpu(void)
 {
 	uint64_t base = rdmsr(MSR_APIC_BASE);
 
-	/* Never clear EN: TCG's APIC cannot be enabled again (QEMU-NOTES.md). */
+	/* Never clear EN: TCG's APIC cannot be enabled again (docs/emulators.md). */
 	base |= APIC_BASE_GLOBAL_ENABLE;
 	if (mode == APIC_MODE_X2APIC)
 		base |= APIC_BASE_X2APIC_ENABLE;

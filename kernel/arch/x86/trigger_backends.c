@@ -52,11 +52,19 @@ static bool past(uint64_t deadline_cycles)
 	return deadline_cycles && cycles() >= deadline_cycles;
 }
 
-/* --- spin: the seed's generic behaviour, one PAUSE per wait ------------------ */
-
+/*
+ * --- spin: the seed's generic behaviour, PAUSE until the kick ------------------
+ *
+ * The seed's generic trigger_wait() is one cpu_relax(), which returns
+ * spuriously every time.  Here the loop looks at the generation itself, so
+ * that a spin wait, like every other, returns for its kick (or its
+ * deadline): the counters then tell a sequence ended by its kick from one
+ * that found its condition by polling.
+ */
 static void spin_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	spin_step(state);
+	while (!trigger_moved(trigger, state) && !past(deadline))
+		spin_step(state);
 }
 
 /* --- mwait ------------------------------------------------------------------- */
@@ -70,7 +78,7 @@ static const char *mwait_unavailable(void)
  * With interrupts disabled a wait may only sleep if something other than
  * an interrupt can end it: a store to the monitored line does on real
  * CPUs, but under QEMU TCG a store never wakes MWAIT and with one vCPU MWAIT
- * with IF=0 sleeps forever (QEMU-NOTES.md), and ECX[0] there is a #GP.
+ * with IF=0 sleeps forever (docs/emulators.md), and ECX[0] there is a #GP.
  */
 static bool mwait_may_sleep_with_interrupts_off(void)
 {
@@ -97,6 +105,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 	if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
+		trigger_count_sleep(state);
 		sti_mwait(trigger_mwait_hint, 0);
 		/*
 		 * Where MWAIT returns at once (QEMU TCG, more than one vCPU)
@@ -106,6 +115,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		 */
 		sti_relax_cli();
 	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
+		trigger_count_sleep(state);
 		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
 	} else {
 		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
@@ -168,6 +178,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		if (trigger_hlt_broken || !trigger_moved(trigger, state)) {
 			arm_deadline(deadline);
 			delay_inside_window();
+			trigger_count_sleep(state);
 			sti_hlt();	/* a pending wake IPI ends the HLT at once */
 			cli();
 		}
@@ -186,6 +197,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
+	trigger_count_sleep(state);	/* unless the generation moved just now */
 	if (trigger_hlt_broken) {
 		hlt();
 	} else {
@@ -235,6 +247,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	 * MWAITX's own timer bounds the wait, so it is safe with interrupts
 	 * off too; with them on, "sti; mwaitx" as for MWAIT.
 	 */
+	trigger_count_sleep(state);
 	if (state->irqs_were_enabled) {
 		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 		sti_relax_cli();	/* as for MWAIT */
@@ -266,6 +279,7 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	 * limit), on a store to the line, or on an interrupt; it needs no IF,
 	 * so with interrupts off the slice bounds it.
 	 */
+	trigger_count_sleep(state);
 	if (state->irqs_were_enabled)
 		sti();
 	umwait(UMWAIT_C0_2, until);
@@ -352,7 +366,7 @@ uint64_t trigger_spin_budget_ns(void)
  * Does MWAIT really sleep here?  Arm a 2 ms one-shot timer, MONITOR a line
  * nobody writes and MWAIT with interrupts enabled: a CPU that sleeps is
  * woken by the timer; under QEMU TCG with more than one vCPU MWAIT returns
- * at once (QEMU-NOTES.md).
+ * at once (docs/emulators.md).
  *
  * Host scheduling can stop the vCPU anywhere, which makes single tries
  * misleading: stopped between arming the timer and the MWAIT, the timer is

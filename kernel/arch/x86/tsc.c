@@ -6,7 +6,7 @@
  *
  * CPUID 0x15 gives TSC/crystal ratio and, on newer parts, the crystal
  * frequency; 0x16 the base frequency in MHz.  QEMU TCG's highest basic leaf
- * is 0xD and a higher leaf returns leaf 0xD's data (QEMU-NOTES.md), so
+ * is 0xD and a higher leaf returns leaf 0xD's data (docs/emulators.md), so
  * CPUID.0:EAX is checked before either is read.
  *
  * Each source is found from ACPI (the HPET table; the FADT's PM_TMR_BLK or
