@@ -18,10 +18,11 @@
  *
  * Memory is x86-TSO (SDM vol 3, 9.2): every CPU has a FIFO store buffer; a
  * plain store enters it, a load reads the CPU's own newest buffered store to
- * its address (store forwarding) or else memory, the memory process commits
- * the oldest buffered store of any CPU at any moment, and a locked
- * instruction runs only once its CPU's buffer is empty (SDM vol 3, 9.2.3.8:
- * locked instructions drain it and are not reordered with loads or stores).
+ * its address (store forwarding) or else memory, the CPU's memory process
+ * commits its oldest buffered store at any moment, and a locked
+ * instruction runs only once its CPU's buffer is empty (SDM vol 3, 9.2.3.9:
+ * loads and stores are not reordered with locked instructions; 9.2.3.5:
+ * forwarding).
  *
  * Each transition of a CPU is one instruction (or one C statement whose
  * instructions nobody else can tell apart).  Between two of them the CPU
@@ -48,9 +49,9 @@
  * and one switch of the environment:
  *   NO_SELF_KICK              kicker 1 never runs on a waiting CPU
  *
- * Steps are numbered for the narration a trail replays (printf): the
- * numbers below; mem[] addresses are 0 generation, 1-2 ipi_waiters of CPU
- * 0-1, 3-4 nmi_waiters, 5-6 done[0-1].
+ * A replayed trail tells what happens (printf), naming the steps below;
+ * its mem[] addresses are 0 the generation, 1-2 ipi_waiters of CPU 0-1,
+ * 3-4 nmi_waiters, 5-6 done[0-1].
  */
 
 #define NCPU	4
@@ -63,31 +64,36 @@
 #define DONE	5		/* the waiters' condition, a flag per kicker: DONE + k */
 #define NADDR	7
 
-/* Program counters: the RIP an NMI handler sees and may move. */
-#define T_IDLE		0	/* nothing left to run */
-#define W_RESET		1	/* trigger_reset(): cli; seen = generation */
-#define W_COND0		2	/* the caller's condition: load done[0] */
-#define W_COND1		3	/* ... load done[1] */
-#define W_STICKY	4	/* wait_common(): moved since seen? */
-#define W_STICKY_SEEN	5	/* ... then seen = generation; return */
-#define W_PUBLISH	6	/* halt_wait(): trigger_publish() */
-#define W_ON_PRECHECK	7	/* interrupts on: trigger_moved_after_publish() */
-#define W_ON_CHECK	8	/* trigger_halt_irqs_on: the re-check (window start) */
-#define W_ON_STI	9	/* sti */
-#define W_ON_HLT	10	/* hlt, in the STI shadow */
-#define W_ON_CLI	11	/* past the HLT (window end): ret; cli() */
-#define W_ON_UNPUB	12	/* trigger_unpublish(ipi_waiters) */
-#define W_OFF_CHECK	13	/* interrupts off: trigger_halt_irqs_off: the re-check (window start) */
-#define W_OFF_HLT	14	/* hlt */
-#define W_OFF_UNPUB	15	/* past the HLT (window end): trigger_unpublish(nmi_waiters) */
-#define W_RELOAD	16	/* wait_common() after the backend: seen = generation */
-#define W_FINISH	17	/* trigger_finish(): IF as at the reset */
-#define K_STORE		20	/* a kicker: done[k] = 1, a plain store */
-#define K_ADD		21	/* x86_trigger_kick(): lock add generation */
-#define K_LOAD_IPIW	22	/* wake_published(ipi_waiters): load the mask word */
-#define K_SEND_IPI	23	/* trigger_wake_ipi() for the lowest bit left */
-#define K_LOAD_NMIW	24	/* wake_published(nmi_waiters) */
-#define K_SEND_NMI	25	/* trigger_wake_nmi() */
+/*
+ * Program counters: the RIP an NMI handler sees and may move.  An mtype, so
+ * that a trail names them (printm); 0, no name, is "in no NMI handler".
+ */
+mtype = {
+	T_IDLE,		/* nothing left to run */
+	W_RESET,	/* trigger_reset(): cli; seen = generation */
+	W_COND0,	/* the caller's condition: load done[0] */
+	W_COND1,	/* ... load done[1] */
+	W_STICKY,	/* wait_common(): moved since seen? */
+	W_STICKY_SEEN,	/* ... then seen = generation; return */
+	W_PUBLISH,	/* halt_wait(): trigger_publish() */
+	W_ON_PRECHECK,	/* interrupts on: trigger_moved_after_publish() */
+	W_ON_CHECK,	/* trigger_halt_irqs_on: the re-check (window start) */
+	W_ON_STI,	/* sti */
+	W_ON_HLT,	/* hlt, in the STI shadow */
+	W_ON_CLI,	/* past the HLT (window end): ret; cli() */
+	W_ON_UNPUB,	/* trigger_unpublish(ipi_waiters) */
+	W_OFF_CHECK,	/* interrupts off: trigger_halt_irqs_off: the re-check (window start) */
+	W_OFF_HLT,	/* hlt */
+	W_OFF_UNPUB,	/* past the HLT (window end): trigger_unpublish(nmi_waiters) */
+	W_RELOAD,	/* wait_common() after the backend: seen = generation */
+	W_FINISH,	/* trigger_finish(): IF as at the reset */
+	K_STORE,	/* a kicker: done[k] = 1, a plain store */
+	K_ADD,		/* x86_trigger_kick(): lock add generation */
+	K_LOAD_IPIW,	/* wake_published(ipi_waiters): load the mask word */
+	K_SEND_IPI,	/* trigger_wake_ipi() for the lowest bit left */
+	K_LOAD_NMIW,	/* wake_published(nmi_waiters) */
+	K_SEND_NMI	/* trigger_wake_nmi() */
+};
 
 #ifdef MUTANT_PUBLISH_NO_FENCE
 #define PUBLISH_LOCKED	0
@@ -101,13 +107,27 @@
 #define READY(c, p)	((!LOCKED_STEP(p) || sb_len[c] == 0) && (!STORE_STEP(p) || sb_len[c] < SB))
 #define IS_HLT(p)	((p) == W_ON_HLT || (p) == W_OFF_HLT)
 
+/*
+ * One step: a transition nothing can interleave with.  As a d_step it is one
+ * step of a trail too.  Nothing inside a step chooses or blocks (its guard
+ * comes first), so an atomic sequence means the same; tools/model-check
+ * compiles the model's safety check with -DCOVERAGE, which makes the steps
+ * atomic sequences, so that Spin can name any statement never reached.  The
+ * steps that halt or wake stay atomic: they jump between loops.
+ */
+#ifdef COVERAGE
+#define STEP	atomic
+#else
+#define STEP	d_step
+#endif
+
 byte mem[NADDR];
 byte sb_addr[NCPU * SB];
 bit sb_val[NCPU * SB];
 byte sb_len[NCPU];
 
-byte pc[NCPU];			/* the thread's next step */
-byte hpc[NCPU];			/* the NMI handler's next kick step; 0: in no handler */
+mtype pc[NCPU];			/* the thread's next step */
+mtype hpc[NCPU];		/* the NMI handler's next kick step; 0: in no handler */
 byte snap[NCPU];		/* the mask word the thread's kick loaded: bits left to wake */
 byte hsnap[NCPU];		/* ... the NMI handler's kick */
 bit IF[NCPU];
@@ -244,13 +264,15 @@ inline nmi_handlers(c)
 
 /*
  * Taking an NMI while running.  Its delivery ends an STI shadow (SDM vol 3,
- * 6.8.3: the inhibition ends after delivery of another event); whether a CPU
+ * 6.8.1: the inhibition ends after delivery of another event); whether a CPU
  * delivers an NMI inside the shadow at all the SDM leaves open (STI: NMIs
  * "may" be inhibited), so the model lets it.
  */
 inline take_nmi(c)
 {
-	printf("cpu%d: takes an NMI at step %d\n", c, pc[c]);
+	printf("cpu%d: takes an NMI at ", c);
+	printm(pc[c]);
+	printf("\n");
 	nmi_pending[c] = 0;
 	shadow[c] = 0;
 	rip_fixup(c);
@@ -285,20 +307,25 @@ inline waiter_step(c)
 		printf("cpu%d: trigger_wait returns at once (sticky): seen %d\n", c, seen[c]);
 		pc[c] = W_COND0
 	:: pc[c] == W_PUBLISH ->
+#ifndef MUTANT_PUBLISH_NO_FENCE
 		if
-		:: irqs_were_enabled[c] && PUBLISH_LOCKED ->
+		:: irqs_were_enabled[c] ->
 			mem[IPIW + c] = 1;
 			printf("cpu%d: publishes itself in ipi_waiters (lock or)\n", c)
-		:: irqs_were_enabled[c] && !PUBLISH_LOCKED ->
-			store(c, IPIW + c, 1);
-			printf("cpu%d: publishes itself in ipi_waiters (a plain store)\n", c)
-		:: !irqs_were_enabled[c] && PUBLISH_LOCKED ->
+		:: else ->
 			mem[NMIW + c] = 1;
 			printf("cpu%d: publishes itself in nmi_waiters (lock or)\n", c)
-		:: !irqs_were_enabled[c] && !PUBLISH_LOCKED ->
+		fi;
+#else
+		if
+		:: irqs_were_enabled[c] ->
+			store(c, IPIW + c, 1);
+			printf("cpu%d: publishes itself in ipi_waiters (a plain store)\n", c)
+		:: else ->
 			store(c, NMIW + c, 1);
 			printf("cpu%d: publishes itself in nmi_waiters (a plain store)\n", c)
 		fi;
+#endif
 		pc[c] = (irqs_were_enabled[c] -> W_ON_PRECHECK : W_OFF_CHECK)
 	/*
 	 * A look that is over (the generation moved) leaves through "ret;
@@ -363,12 +390,12 @@ proctype cpu(byte c)
 	 */
 end_running:
 	do
-	:: d_step { hpc[c] == 0 && nmi_pending[c] -> take_nmi(c) }
-	:: d_step { hpc[c] == 0 && ipi_pending[c] && IF[c] && !shadow[c] ->
+	:: STEP { hpc[c] == 0 && nmi_pending[c] -> take_nmi(c) }
+	:: STEP { hpc[c] == 0 && ipi_pending[c] && IF[c] && !shadow[c] ->
 		ipi_pending[c] = 0;
 		printf("cpu%d: takes the wake IPI (not halted)\n", c) }
-	:: d_step { hpc[c] != 0 && READY(c, hpc[c]) -> kick_step(c, 1, hpc[c], hsnap[c], 0) }
-	:: d_step { hpc[c] == 0 && pc[c] != T_IDLE && !IS_HLT(pc[c]) && READY(c, pc[c]) ->
+	:: STEP { hpc[c] != 0 && READY(c, hpc[c]) -> kick_step(c, 1, hpc[c], hsnap[c], 0) }
+	:: STEP { hpc[c] == 0 && pc[c] != T_IDLE && !IS_HLT(pc[c]) && READY(c, pc[c]) ->
 		shadow[c] = 0;
 		if
 		:: c == 2 -> kick_step(c, 0, pc[c], snap[c], T_IDLE)
@@ -399,15 +426,12 @@ sleeping:
 	od
 }
 
-/* The memory side of TSO: buffered stores reach memory in order, at any moment. */
-proctype memory()
+/* The memory side of TSO: CPU @c's buffered stores reach memory in order, at any moment. */
+proctype memory(byte c)
 {
 end_memory:
 	do
-	:: d_step { sb_len[0] > 0 -> commit(0) }
-	:: d_step { sb_len[1] > 0 -> commit(1) }
-	:: d_step { sb_len[2] > 0 -> commit(2) }
-	:: d_step { sb_len[3] > 0 -> commit(3) }
+	:: STEP { sb_len[c] > 0 -> commit(c) }
 	od
 }
 
@@ -442,7 +466,11 @@ init {
 		pc[0] = W_RESET;
 		pc[1] = W_RESET;
 		pc[2] = K_STORE;
-		run memory();
+		pc[3] = T_IDLE;
+		run memory(0);
+		run memory(1);
+		run memory(2);
+		run memory(3);
 		run cpu(0);
 		run cpu(1);
 		run cpu(2);

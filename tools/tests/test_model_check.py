@@ -66,8 +66,8 @@ class ParsePan(unittest.TestCase):
         self.assertEqual(result.unreached, [])
 
     def test_an_unreached_statement_of_the_model_is_named(self):
-        output = PASSED.replace('\t(1 of 362 states)',
-                                '\ttrigger_halt.pml:218, state 345, "pc[c] = 14"\n\t(2 of 362 states)')
+        unreached = '\ttrigger_halt.pml:218, state 345, "pc[c] = 14"\n\t(2 of 362 states)'
+        output = PASSED.replace('\t(1 of 362 states)', unreached)
         result = model_check.parse_pan(output)
         self.assertEqual(result.unreached,
                          ['proctype cpu: trigger_halt.pml:218, state 345, "pc[c] = 14"'])
