@@ -41,6 +41,8 @@
  *   MUTANT_NO_RECHECK         no look at the generation after publishing
  *   MUTANT_PUBLISH_NO_FENCE   the publish is a plain store through the store
  *                             buffer, not a locked OR
+ *   MUTANT_KICK_NO_FENCE      the kick's generation update is a plain load
+ *                             and store, not a locked add (test_break=kick_fence)
  *   MUTANT_NO_RIP_FIXUP       the trigger NMI handler moves no RIP
  *   MUTANT_UNFIXED_SELF_KICK  the code before the NMI self-kick fix: the
  *                             interrupts-on "sti; hlt" in no window
@@ -100,10 +102,16 @@ mtype = {
 #else
 #define PUBLISH_LOCKED	1
 #endif
+#ifdef MUTANT_KICK_NO_FENCE
+#define KICK_LOCKED	0
+#else
+#define KICK_LOCKED	1
+#endif
 /* Locked instructions wait for an empty store buffer, plain stores for room. */
-#define LOCKED_STEP(p)	((p) == K_ADD || ((p) == W_PUBLISH && PUBLISH_LOCKED) || \
+#define LOCKED_STEP(p)	(((p) == K_ADD && KICK_LOCKED) || ((p) == W_PUBLISH && PUBLISH_LOCKED) || \
 			 (p) == W_ON_UNPUB || (p) == W_OFF_UNPUB)
-#define STORE_STEP(p)	((p) == K_STORE || ((p) == W_PUBLISH && !PUBLISH_LOCKED))
+#define STORE_STEP(p)	((p) == K_STORE || ((p) == K_ADD && !KICK_LOCKED) || \
+			 ((p) == W_PUBLISH && !PUBLISH_LOCKED))
 #define READY(c, p)	((!LOCKED_STEP(p) || sb_len[c] == 0) && (!STORE_STEP(p) || sb_len[c] < SB))
 #define IS_HLT(p)	((p) == W_ON_HLT || (p) == W_OFF_HLT)
 
@@ -123,7 +131,7 @@ mtype = {
 
 byte mem[NADDR];
 byte sb_addr[NCPU * SB];
-bit sb_val[NCPU * SB];
+byte sb_val[NCPU * SB];
 byte sb_len[NCPU];
 
 mtype pc[NCPU];			/* the thread's next step */
@@ -189,8 +197,15 @@ inline kick_step(c, k, p, s, after)
 		store(c, DONE + k, 1);
 		p = K_ADD
 	:: p == K_ADD ->
+#ifndef MUTANT_KICK_NO_FENCE
 		mem[GEN]++;
 		printf("cpu%d: kicker %d: lock add: generation %d\n", c, k, mem[GEN]);
+#else
+		load(c, GEN, v0);
+		store(c, GEN, v0 + 1);
+		printf("cpu%d: kicker %d: generation %d (a plain store)\n", c, k, v0 + 1);
+		v0 = 0;
+#endif
 		p = K_LOAD_IPIW
 	:: p == K_LOAD_IPIW ->
 		load(c, IPIW, v0);
@@ -279,16 +294,13 @@ inline take_nmi(c)
 	nmi_handlers(c)
 }
 
-/*
- * One step of a waiter's thread (CPU 0 or 1).  The generation is read from
- * memory directly: only locked adds write it, so no store buffer holds it.
- */
+/* One step of a waiter's thread (CPU 0 or 1). */
 inline waiter_step(c)
 {
 	if
 	:: pc[c] == W_RESET ->
 		IF[c] = 0;
-		seen[c] = mem[GEN];
+		load(c, GEN, seen[c]);
 		printf("cpu%d: trigger_reset, interrupts %d at the reset: seen %d\n",
 		       c, irqs_were_enabled[c], seen[c]);
 		pc[c] = W_COND0
@@ -301,9 +313,11 @@ inline waiter_step(c)
 		pc[c] = (v -> W_FINISH : W_STICKY);
 		v = 0
 	:: pc[c] == W_STICKY ->
-		pc[c] = (mem[GEN] != seen[c] -> W_STICKY_SEEN : W_PUBLISH)
+		load(c, GEN, v);
+		pc[c] = (v != seen[c] -> W_STICKY_SEEN : W_PUBLISH);
+		v = 0
 	:: pc[c] == W_STICKY_SEEN ->
-		seen[c] = mem[GEN];
+		load(c, GEN, seen[c]);
 		printf("cpu%d: trigger_wait returns at once (sticky): seen %d\n", c, seen[c]);
 		pc[c] = W_COND0
 	:: pc[c] == W_PUBLISH ->
@@ -336,15 +350,19 @@ inline waiter_step(c)
 #ifdef MUTANT_NO_RECHECK
 		pc[c] = W_ON_CHECK
 #else
-		printf("cpu%d: check after publishing: generation %d, seen %d\n", c, mem[GEN], seen[c]);
-		pc[c] = (mem[GEN] != seen[c] -> W_ON_UNPUB : W_ON_CHECK)
+		load(c, GEN, v);
+		printf("cpu%d: check after publishing: generation %d, seen %d\n", c, v, seen[c]);
+		pc[c] = (v != seen[c] -> W_ON_UNPUB : W_ON_CHECK);
+		v = 0
 #endif
 	:: pc[c] == W_ON_CHECK ->
 #ifdef MUTANT_NO_RECHECK
 		pc[c] = W_ON_STI
 #else
-		printf("cpu%d: re-check in the window: generation %d, seen %d\n", c, mem[GEN], seen[c]);
-		pc[c] = (mem[GEN] != seen[c] -> W_ON_UNPUB : W_ON_STI)
+		load(c, GEN, v);
+		printf("cpu%d: re-check in the window: generation %d, seen %d\n", c, v, seen[c]);
+		pc[c] = (v != seen[c] -> W_ON_UNPUB : W_ON_STI);
+		v = 0
 #endif
 	:: pc[c] == W_ON_STI ->
 		IF[c] = 1;
@@ -363,14 +381,16 @@ inline waiter_step(c)
 #ifdef MUTANT_NO_RECHECK
 		pc[c] = W_OFF_HLT
 #else
-		printf("cpu%d: re-check in the window: generation %d, seen %d\n", c, mem[GEN], seen[c]);
-		pc[c] = (mem[GEN] != seen[c] -> W_OFF_UNPUB : W_OFF_HLT)
+		load(c, GEN, v);
+		printf("cpu%d: re-check in the window: generation %d, seen %d\n", c, v, seen[c]);
+		pc[c] = (v != seen[c] -> W_OFF_UNPUB : W_OFF_HLT);
+		v = 0
 #endif
 	:: pc[c] == W_OFF_UNPUB ->
 		mem[NMIW + c] = 0;
 		pc[c] = W_RELOAD
 	:: pc[c] == W_RELOAD ->
-		seen[c] = mem[GEN];
+		load(c, GEN, seen[c]);
 		printf("cpu%d: trigger_wait returns: seen %d\n", c, seen[c]);
 		pc[c] = W_COND0
 	:: pc[c] == W_FINISH ->
