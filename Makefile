@@ -3,7 +3,8 @@
 #   make            the kernel ELF (build/trigos.elf)
 #   make iso        the hybrid BIOS+UEFI ISO (build/trigos.iso)
 #   make run        boot the ISO in QEMU and stream the serial console
-#   make check      host unit tests (kernel/lib, tools)
+#   make debug      the same, halted, waiting for gdb (GDB_PORT=1234)
+#   make check      host unit tests (kernel/lib, tools), the trigger model (Spin)
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
 #   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
@@ -96,7 +97,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all iso run test check check-unit check-tools bench clean deps
+.PHONY: all iso run debug test check check-unit check-tools check-model bench clean deps
 .PHONY: check-reproducible check-recorded
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
@@ -184,9 +185,16 @@ check-reproducible:
 CPUS     ?= 2
 RUN_ARGS ?=
 CMDLINE  ?=
-run: $(ISO)
-	$(PYTHON) tools/run --cpus $(CPUS) --iso $(ISO) --kernel $(KERNEL_ELF) \
+RUN_TOOL_ARGS = --cpus $(CPUS) --iso $(ISO) --kernel $(KERNEL_ELF) \
 		$(if $(CMDLINE),--cmdline "$(CMDLINE)") $(RUN_ARGS)
+run: $(ISO)
+	$(PYTHON) tools/run $(RUN_TOOL_ARGS)
+
+# As make run, but QEMU starts halted with its gdb stub on GDB_PORT and
+# tools/run prints the gdb command to attach with (README, "Debugging").
+GDB_PORT ?= 1234
+debug: $(ISO)
+	$(PYTHON) tools/run --gdb=$(GDB_PORT) $(RUN_TOOL_ARGS)
 
 # --- Host unit tests ----------------------------------------------------------
 $(BUILD)/host/tests/host/%.o: tests/host/%.c
@@ -210,7 +218,12 @@ check-unit: $(UNIT_TESTS)
 check-tools:
 	$(PYTHON) -m unittest discover -s tools/tests -t . -q
 
-check: check-unit check-tools check-fuzz
+# The trigger's halting protocol, model-checked by Spin (tests/model/): the
+# model must hold and each of its mutants must fail.
+check-model:
+	$(PYTHON) tools/model-check --build $(BUILD)/model
+
+check: check-unit check-tools check-fuzz check-model
 
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with
@@ -278,15 +291,12 @@ check-recorded:
 	@mkdir -p $(BUILD)
 	$(MAKE) --no-print-directory check > $(BUILD)/check.log 2>&1; echo $$? > $(BUILD)/check.status
 
-# tools/bench boots the matrix and the Linux peer (build/peer), tools/plot
-# draws the charts and writes the report; BENCH_ARGS="--repeat 3" etc.
+# tools/bench boots the matrix and the Linux peer (build/peer), then draws
+# the charts and writes the report through tools/plot, as it does when run
+# by hand; BENCH_ARGS="--repeat 3" etc.
 bench: deps-quiet iso
-	@status=0; \
 	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/results.json \
-		$(BENCH_ARGS) tests/bench.cfg || status=$$?; \
-	$(PYTHON) tools/plot --report $(BUILD)/bench/report.md $(BUILD)/bench/results.json || \
-		status=1; \
-	echo "bench: report in $(BUILD)/bench/report.md"; exit $$status
+		$(BENCH_ARGS) tests/bench.cfg
 
 # --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
 # lava-dispatcher and labgrid are Debian packages of Debian's own Python,

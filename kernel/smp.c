@@ -4,8 +4,10 @@
  * cross-CPU work slot.
  */
 #include <acpi.h>
+#include <hypervisor.h>
 #include <irq.h>
 #include <ktap.h>
+#include <options.h>
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
@@ -76,6 +78,50 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
 }
 
+static const char *discovery_name(void)
+{
+	switch (smp_summary.discovered_by) {
+	case CPU_DISCOVERY_ACPI_MADT:
+		return "the MADT";
+	case CPU_DISCOVERY_MP_TABLE:
+		return "the MP table";
+	default:
+		return "no firmware table";
+	}
+}
+
+/*
+ * The firmware's table against a second count of the CPUs, where there is
+ * one: QEMU's fw_cfg under QEMU, else the cpus=N the user gave.  CPUs the
+ * table does not list are never started.  Their APIC IDs are known only
+ * from the table (QEMU numbers them by topology: -smp 6,sockets=2,cores=3
+ * gives 0,1,2,4,5,6), so guessing IDs could send INIT to nothing or to the
+ * wrong CPU, and a broadcast INIT-SIPI would also start CPUs the firmware
+ * left out on purpose (disabled in its setup, or reserved).  What the table
+ * hides is said plainly instead, and cpus=N then fails the run's CPU count.
+ */
+static void compare_with_a_second_count(void)
+{
+	unsigned int listed = smp_summary.enabled;
+
+	if (running_under_qemu())
+		smp_summary.platform_cpus = fw_cfg_cpu_count();
+	if (smp_summary.platform_cpus > listed) {
+		smp_summary.hidden = smp_summary.platform_cpus - listed;
+		ktap_note("smp: QEMU started %u vCPUs (fw_cfg), %s lists %u: the firmware hid %u; "
+			  "only CPUs the firmware lists are started (their APIC IDs come from it)",
+			  smp_summary.platform_cpus, discovery_name(), listed, smp_summary.hidden);
+	} else if (smp_summary.platform_cpus && smp_summary.platform_cpus < listed) {
+		ktap_note("smp: %s lists %u enabled CPUs, but QEMU started only %u vCPUs (fw_cfg)",
+			  discovery_name(), listed, smp_summary.platform_cpus);
+	} else if (!smp_summary.platform_cpus && kernel_options.expected_cpus > listed) {
+		ktap_note("smp: cpus=%u, but %s lists %u enabled CPUs: the firmware hides %u (or "
+			  "cpus= is wrong); only CPUs the firmware lists are started",
+			  kernel_options.expected_cpus, discovery_name(), listed,
+			  kernel_options.expected_cpus - listed);
+	}
+}
+
 void smp_discover(void)
 {
 	const struct acpi_tables *tables = acpi_tables_get();
@@ -106,9 +152,9 @@ void smp_discover(void)
 		ktap_note("smp: found %u more enabled CPUs than the %u trigos supports; they are not "
 			  "started", smp_summary.beyond_capacity, MAX_CPUS);
 	ktap_note("smp: %s lists %u CPUs: %u enabled, %u disabled (counted present, never started)",
-		  smp_summary.discovered_by == CPU_DISCOVERY_ACPI_MADT ? "the MADT" :
-		  smp_summary.discovered_by == CPU_DISCOVERY_MP_TABLE ? "the MP table" : "nothing",
+		  smp_summary.discovered_by == CPU_DISCOVERY_NONE ? "nothing" : discovery_name(),
 		  smp_summary.listed, smp_summary.enabled, smp_summary.disabled);
+	compare_with_a_second_count();
 }
 
 /* Register a CPU found by the MP table (arch code calls this). */
@@ -132,7 +178,15 @@ bool smp_add_cpu(uint32_t apic_id)
 #define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
 
 static bool boot_window_closed;
-static DEFINE_TRIGGER(aps_online_trigger);
+static bool drop_kicks;		/* test_drop_kick=bringup */
+
+void smp_test_drop_bringup_kicks(bool drop)
+{
+	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
+}
+
+DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
+static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
 
 static bool prepared, started_early;
 static uint64_t ipis_sent;
@@ -160,17 +214,15 @@ void smp_start_aps_early(void)
 
 void smp_boot_aps(void)
 {
-	uint64_t start, now, first_online = UINT64_MAX;
+	uint64_t deadline, first_online = UINT64_MAX;
+	bool in_time = true;
 	unsigned int waiting = smp_summary.present - 1;
 
 	if (waiting == 0) {
 		ktap_note("smp: 1 CPU online; no APs to start");
 		return;
 	}
-	if (!started_early) {
-		prepare_aps();
-		smp_summary.first_init_cycles = cycles();
-	}
+	prepare_aps();		/* done already if they were started early */
 	arch_smp_start_aps();
 	if (!started_early)
 		ipis_sent = cycles();
@@ -180,18 +232,21 @@ void smp_boot_aps(void)
 	 * BSP waits on a trigger that every AP kicks as it comes online, with
 	 * the hlt backend (the trigger backends are measured and chosen only
 	 * once the APs are up): under emulation a spinning BSP would take a
-	 * host CPU away from the very APs it is waiting for.
+	 * host CPU away from the very APs it is waiting for.  It sleeps until
+	 * the kicks, with one bound, the AP deadline: reaching it is reported
+	 * here and is a deadline return of the ap_bringup user, which the smp
+	 * suite checks (bring_up_wait_ended_by_the_last_aps_kick).
 	 */
-	start = cycles();
+	deadline = now_ns() + AP_BOOT_DEADLINE_NS;
 	trigger_reset(&aps_online_trigger);
-	do {
-		now = cycles();
-		if (cpus_online() == smp_summary.present)
-			break;
-		trigger_wait_timeout(&aps_online_trigger, now_ns() + 100000);
-	} while (cycles_to_ns(now - start) < AP_BOOT_DEADLINE_NS);
+	while (cpus_online() != smp_summary.present &&
+	       (in_time = trigger_wait_timeout(&aps_online_trigger, deadline)))
+		;
 	trigger_finish(&aps_online_trigger);
 	__atomic_store_n(&boot_window_closed, true, __ATOMIC_SEQ_CST);
+	if (!in_time)
+		ktap_note("smp: the bring-up wait reached its %llu ms deadline with %u of %u CPUs "
+			  "online", AP_BOOT_DEADLINE_NS / 1000000, cpus_online(), smp_summary.present);
 
 	for (unsigned int i = 1; i < smp_summary.present; i++) {
 		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
@@ -229,10 +284,13 @@ void ap_online(struct cpu *cpu)
 		for (;;)
 			wait_for_interrupt();
 	}
+	if (kernel_options.smp_ap_delay_us)
+		udelay(kernel_options.smp_ap_delay_us);	/* a late AP: the BSP waits for its kick */
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
-	trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
+	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+		trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
 	cpu_idle_loop();
 }
 

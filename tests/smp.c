@@ -5,6 +5,7 @@
  * in its idle loop and a working LAPIC timer; the TSC agrees with a second
  * clock; the CPUs' TSCs agree with each other.
  */
+#include <hypervisor.h>
 #include <irq.h>
 #include <options.h>
 #include <smp.h>
@@ -12,6 +13,7 @@
 #include <test.h>
 #include <time.h>
 #include <timer.h>
+#include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <watchdog.h>
 #include <lib/clock_calibration.h>
@@ -51,6 +53,33 @@ static void online_count_matches_the_firmware(void)
 static void record_apic_id(void *slot)
 {
 	*(uint32_t *)slot = lapic_id();
+}
+
+/*
+ * Under QEMU, fw_cfg counts the vCPUs: a second source for the firmware's
+ * table.  The MADT QEMU builds lists every one; an MP table may list fewer
+ * (SeaBIOS's lists the first logical CPU of each package: QEMU -machine
+ * acpi=off -smp 4 shows one), and then the difference must be exactly what
+ * the boot reported as hidden.
+ */
+static void firmware_cpu_count_agrees_with_qemu(void)
+{
+	unsigned int vcpus;
+
+	if (!running_under_qemu())
+		test_skip("not under QEMU: no second count of the CPUs (cpus=N is the only one)");
+	vcpus = fw_cfg_cpu_count();
+	ASSERT_GT(vcpus, 0u);
+	EXPECT_EQ(smp_summary.platform_cpus, vcpus);
+	if (smp_summary.discovered_by == CPU_DISCOVERY_ACPI_MADT)
+		EXPECT_EQ(smp_summary.enabled, vcpus);
+	else
+		EXPECT_LE(smp_summary.enabled, vcpus);
+	EXPECT_EQ(smp_summary.enabled + smp_summary.hidden, vcpus);
+	if (smp_summary.hidden)
+		test_diag("%s lists %u of QEMU's %u vCPUs; the other %u were reported hidden",
+			  smp_summary.discovered_by == CPU_DISCOVERY_MP_TABLE ? "the MP table" :
+			  "the firmware", smp_summary.enabled, vcpus, smp_summary.hidden);
 }
 
 static void apic_ids_are_distinct_and_match(void)
@@ -268,8 +297,48 @@ static void apic_mode_selection_follows_cpuid_and_firmware(void)
 		test_diag("running in xAPIC mode: the x2APIC path was not exercised here");
 }
 
+/*
+ * AP bring-up runs before any suite: this case checks its wait.  The BSP
+ * waited for the APs on a trigger that each AP kicks as it comes online
+ * (kernel/smp.c): one sequence, ended by the last AP's kick (or before
+ * waiting, every AP already online; or just before that kick, which then
+ * came), with its one bound, the 1 s AP deadline, reached only when an AP
+ * did not start - as reported at boot.  test_drop_kick=bringup must make
+ * this fail.
+ */
+static void bring_up_wait_ended_by_the_last_aps_kick(void)
+{
+	struct trigger_user *user = trigger_user_find("ap_bringup");
+	struct trigger_user_counters counters;
+	unsigned int failed = 0;
+
+	ASSERT_TRUE(user != NULL);
+	if (cpus_present() < 2)
+		test_skip("one CPU: no APs to wait for");
+	for (unsigned int i = 1; i < cpus_present(); i++)
+		failed += cpus[i].boot_failed;
+	trigger_user_counters_read(user, &counters);
+	test_diag("ap_bringup: %llu sequence: by its kick %llu, before waiting %llu, before its "
+		  "kick %llu, reached the deadline %llu, still without a kick %llu; %u APs did not "
+		  "start", (unsigned long long)counters.sequences,
+		  (unsigned long long)counters.by_kick, (unsigned long long)counters.before_waiting,
+		  (unsigned long long)counters.before_its_kick,
+		  (unsigned long long)counters.reached_deadline,
+		  (unsigned long long)counters.awaiting_kick, failed);
+	EXPECT_EQ(counters.sequences, 1u);
+	EXPECT_EQ(counters.reached_deadline, failed ? 1u : 0u);
+	/* smp_ap_delay_us= makes every AP late: the BSP must have waited for a kick. */
+	if (kernel_options.smp_ap_delay_us)
+		EXPECT_EQ(counters.before_waiting, 0u);
+	if (!failed) {
+		EXPECT_EQ(counters.awaiting_kick, 0u);
+		EXPECT_EQ(counters.by_kick + counters.before_waiting + counters.before_its_kick, 1u);
+	}
+}
+
 static const struct test_case smp_cases[] = {
 	TEST_CASE(online_count_matches_the_firmware),
+	TEST_CASE(firmware_cpu_count_agrees_with_qemu),
 	TEST_CASE(apic_ids_are_distinct_and_match),
 	TEST_CASE(per_cpu_data_is_private),
 	TEST_CASE(aps_idle_with_interrupts_enabled),
@@ -279,6 +348,7 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(delays_last_as_long_as_asked),
 	TEST_CASE(tscs_of_all_cpus_agree),
 	TEST_CASE(bring_up_was_timed),
+	TEST_CASE(bring_up_wait_ended_by_the_last_aps_kick),
 	TEST_CASE(apic_mode_selection_follows_cpuid_and_firmware),
 };
 TEST_SUITE(smp, smp_cases, NULL, NULL);

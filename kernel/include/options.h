@@ -35,6 +35,10 @@ struct kernel_options {
 					 * under QEMU (auto: INIT+SIPI before calibration there) */
 	unsigned int tsc_noise_percent;	/* tsc_noise=N (test only): N % of the TSC calibration's
 					 * windows lie, as QEMU's PIT did under host load */
+	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
+					 * online, so that the BSP's bring-up wait really waits */
+	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
+					 * trigger_test_break, applied by the trigger tests */
 	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
 	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };

@@ -25,6 +25,8 @@ struct smp_summary {
 	unsigned int disabled;		/* present but not enabled: never started */
 	unsigned int beyond_capacity;	/* enabled ones past MAX_CPUS, not used */
 	unsigned int unreachable;	/* enabled, but an APIC ID the APIC mode cannot address */
+	unsigned int platform_cpus;	/* vCPUs QEMU started (fw_cfg); 0: not known */
+	unsigned int hidden;		/* of those, how many the table does not list as enabled */
 	unsigned int present;		/* logical CPUs we tried to run: cpus[0..present) */
 	unsigned int online;		/* of those, running */
 	uint64_t kernel_entry_cycles;	/* TSC at kmain */
@@ -46,6 +48,13 @@ void smp_start_aps_early(void);
 
 /** smp_boot_aps - start every present AP in parallel (unless started early) and wait, bounded */
 void smp_boot_aps(void);
+
+/**
+ * smp_test_drop_bringup_kicks - test_drop_kick=bringup: APs come online
+ * without kicking the BSP's trigger, so that the smp suite, which checks
+ * the bring-up wait, is seen to fail
+ */
+void smp_test_drop_bringup_kicks(bool drop);
 
 static inline unsigned int cpus_present(void)
 {

@@ -34,7 +34,15 @@
  *    are enabled during the wait and disabled again when trigger_wait()
  *    returns; trigger_finish() restores the interrupt state of the reset.
  * And trigos's additions:
+ *  - a trigger outlives every kick of it: a kick writes and reads the
+ *    trigger after the condition is set, so a waiter that sees the condition
+ *    and returns may not free or reuse the trigger while a kick may still be
+ *    running (keep triggers static or per CPU, not in the condition's data);
  *  - trigger_wait_timeout() bounds a wait by a deadline;
+ *  - every wait's return is accounted by why it returned (the kick, its wake
+ *    interrupt, another interrupt, the deadline, nothing), per backend and,
+ *    for triggers tagged with trigger_init_user(), per user
+ *    (trigger_backend.h);
  *  - many CPUs may wait on one trigger at once; stickiness and the implicit
  *    reset are per waiter (each waiter remembers the kick generation it has
  *    seen), so one waiter's reset never erases a kick meant for another;
@@ -50,19 +58,23 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <asm/trigger.h>
 
 #ifndef ARCH_HAS_TRIGGER
 #include <asm/instructions.h>
 
+struct trigger_user;
+
 typedef struct {
 	char unused;
 } trigger_t;
 
 #define DEFINE_TRIGGER(name) trigger_t name = { 0 }
+#define DEFINE_TRIGGER_FOR(name, trigger_user) trigger_t name = { 0 }
 
-static inline void __raw_trigger_init(trigger_t *trigger)
+static inline void __raw_trigger_init(trigger_t *trigger, struct trigger_user *user)
 {
 }
 
@@ -99,7 +111,18 @@ static inline void __raw_trigger_finish(trigger_t *trigger)
  */
 static inline void trigger_init(trigger_t *t)
 {
-	__raw_trigger_init(t);
+	__raw_trigger_init(t, NULL);
+}
+
+/**
+ * trigger_init_user - initialize a trigger whose waits are accounted to @user
+ * @t: trigger to be initialized
+ * @user: a DEFINE_TRIGGER_USER() (trigger_backend.h); DEFINE_TRIGGER_FOR()
+ *	does the same for a static trigger
+ */
+static inline void trigger_init_user(trigger_t *t, struct trigger_user *user)
+{
+	__raw_trigger_init(t, user);
 }
 
 /**
@@ -151,7 +174,9 @@ static inline bool trigger_wait_timeout(trigger_t *t, uint64_t deadline_ns)
  *
  * Makes every CPU waiting on @t return from trigger_wait(), and a CPU that
  * reset it but is not waiting yet return at once when it does.  May be
- * called in any context, NMI handlers included.  A write barrier.
+ * called in any context, NMI handlers included (on the waiting CPU too).
+ * A write barrier.  It reads and writes @t until it returns, after the
+ * condition is already visible to the waiters: @t must outlive the kick.
  */
 static inline void trigger_kick(trigger_t *t)
 {
