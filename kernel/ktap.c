@@ -27,19 +27,18 @@ bool ktap_header_printed(void)
 }
 
 /* While held, an AP may note something too: each reserves its own bytes. */
-static void keep(const char *line)
+static bool keep(const char *line)
 {
 	unsigned int length = (unsigned int)strlen(line) + 1;
 	unsigned int at = __atomic_load_n(&kept_used, __ATOMIC_RELAXED);
 
 	do {
-		if (at + length > KEPT_BYTES) {
-			__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
-			return;
-		}
+		if (at + length > KEPT_BYTES)
+			return false;
 	} while (!__atomic_compare_exchange_n(&kept_used, &at, at + length, false,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	memcpy(&kept_text[at], line, length);
+	return true;
 }
 
 void ktap_note(const char *format, ...)
@@ -54,7 +53,15 @@ void ktap_note(const char *format, ...)
 		kprintf("%*s# %s\n", (int)(indent_level * 4), "", line);
 		return;
 	}
-	keep(line);
+	if (keep(line))
+		return;
+	if (!header_printed) {
+		__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Held, and no room left (dump=, many CPUs failing): better late than lost. */
+	ktap_flush_notes();
+	kprintf("# %s\n", line);
 }
 
 void ktap_flush_notes(void)
