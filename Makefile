@@ -218,10 +218,10 @@ check-unit: $(UNIT_TESTS)
 # One process per tools/tests module, so that make -j runs them side by side:
 # most of their time is waiting (test_run's fake QEMU and time-outs: 22 s of
 # wall for 3 s of CPU), and one discover run took 43 s of wall for 9 s of CPU.
-TOOL_TEST_MODULES := $(basename $(notdir $(wildcard tools/tests/test_*.py)))
-.PHONY: $(addprefix check-tools-,$(TOOL_TEST_MODULES))
-check-tools: $(addprefix check-tools-,$(TOOL_TEST_MODULES))
-check-tools-%:
+TOOL_TEST_CHECKS := $(addprefix check-tools-,$(basename $(notdir $(wildcard tools/tests/test_*.py))))
+.PHONY: $(TOOL_TEST_CHECKS)
+check-tools: $(TOOL_TEST_CHECKS)
+$(TOOL_TEST_CHECKS): check-tools-%:
 	$(PYTHON) -m unittest -q tools.tests.$*
 
 # The trigger's halting protocol, model-checked by Spin (tests/model/): the
