@@ -57,9 +57,9 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	smp_call_init();				/* cross-CPU call queues */
 	local_irq_enable();				/* the BSP takes interrupts */
 	smp_discover();					/* MADT (or MP table): which CPUs */
-	smp_start_aps_early();				/* QEMU: INIT+SIPI now, before the */
-	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT, and */
-	timer_calibrate();				/* the LAPIC timer, as the APs start */
+	smp_start_aps_early();				/* QEMU: INIT+SIPI now, APs start */
+	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
+	timer_calibrate();				/* the LAPIC timer, against the TSC */
 	smp_boot_aps();					/* else INIT/SIPI/SIPI (SDM); wait */
 	ktap_release_notes();				/* all up: print the notes kept */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
