@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory types from MTRR, PAT and CR0.CD values (memory_type.h says where in
+ * Memory types from MTRR, PAT and CR0.CD values (memtype.h says where in
  * the SDM each rule comes from).
  */
 #include <lib/format.h>
-#include <lib/memory_type.h>
+#include <lib/memtype.h>
 
 #define FIXED_RANGES_END	0x100000ull	/* the fixed ranges cover the first MiB */
 #define MTRR_ADDRESS_MASK	(~0xfffull)	/* PHYSBASE/PHYSMASK bits 12 and up */
@@ -12,15 +12,15 @@
 
 static bool valid_mtrr_type(unsigned int type)
 {
-	return type == MEMORY_TYPE_UC || type == MEMORY_TYPE_WC || type == MEMORY_TYPE_WT ||
-	       type == MEMORY_TYPE_WP || type == MEMORY_TYPE_WB;
+	return type == MEMTYPE_UC || type == MEMTYPE_WC || type == MEMTYPE_WT ||
+	       type == MEMTYPE_WP || type == MEMTYPE_WB;
 }
 
-static enum memory_type mtrr_encoding(uint64_t value)
+static enum memtype mtrr_encoding(uint64_t value)
 {
 	unsigned int type = (unsigned int)(value & 0xff);
 
-	return valid_mtrr_type(type) ? (enum memory_type)type : MEMORY_TYPE_UNDEFINED;
+	return valid_mtrr_type(type) ? (enum memtype)type : MEMTYPE_UNDEFINED;
 }
 
 /* --- Fixed ranges (SDM vol 3A, 12.11.2.2): eight sub-ranges per MSR, one type a byte --- */
@@ -39,9 +39,9 @@ static void fixed_layout(unsigned int msr, uint64_t *base, uint64_t *unit)
 	}
 }
 
-static memory_type_set fixed_types(const struct mtrr_settings *mtrr, uint64_t start, uint64_t end)
+static memtype_set fixed_types(const struct mtrr_settings *mtrr, uint64_t start, uint64_t end)
 {
-	memory_type_set types = 0;
+	memtype_set types = 0;
 
 	for (unsigned int msr = 0; msr < MTRR_FIXED_COUNT; msr++) {
 		uint64_t base, unit;
@@ -51,7 +51,7 @@ static memory_type_set fixed_types(const struct mtrr_settings *mtrr, uint64_t st
 			uint64_t from = base + byte * unit, to = from + unit;
 
 			if (from < end && start < to)
-				types |= MEMORY_TYPE_BIT(mtrr_encoding(mtrr->fixed[msr] >> (8 * byte)));
+				types |= MEMTYPE_BIT(mtrr_encoding(mtrr->fixed[msr] >> (8 * byte)));
 		}
 	}
 	return types;
@@ -63,9 +63,9 @@ struct variable_ranges {
 	unsigned int count;
 	struct {
 		uint64_t base, mask;
-		enum memory_type type;
+		enum memtype type;
 	} range[MTRR_VARIABLE_MAX];
-	enum memory_type default_type;
+	enum memtype default_type;
 };
 
 static void collect_variable_ranges(const struct mtrr_settings *mtrr, struct variable_ranges *out)
@@ -92,27 +92,27 @@ static void collect_variable_ranges(const struct mtrr_settings *mtrr, struct var
 }
 
 /* The type at @address: a matching UC wins, WT and WB give WT, equal types agree. */
-static enum memory_type variable_type_at(const struct variable_ranges *ranges, uint64_t address)
+static enum memtype variable_type_at(const struct variable_ranges *ranges, uint64_t address)
 {
-	enum memory_type type = ranges->default_type;
+	enum memtype type = ranges->default_type;
 	bool matched = false;
 
 	for (unsigned int i = 0; i < ranges->count; i++) {
-		enum memory_type this_type = ranges->range[i].type;
+		enum memtype this_type = ranges->range[i].type;
 
 		if ((address & ranges->range[i].mask) != ranges->range[i].base)
 			continue;
-		if (this_type == MEMORY_TYPE_UC)
-			return MEMORY_TYPE_UC;
+		if (this_type == MEMTYPE_UC)
+			return MEMTYPE_UC;
 		if (!matched) {
 			type = this_type;
 			matched = true;
 		} else if (type != this_type) {
 			bool write_through_and_back =
-				(type == MEMORY_TYPE_WT && this_type == MEMORY_TYPE_WB) ||
-				(type == MEMORY_TYPE_WB && this_type == MEMORY_TYPE_WT);
+				(type == MEMTYPE_WT && this_type == MEMTYPE_WB) ||
+				(type == MEMTYPE_WB && this_type == MEMTYPE_WT);
 
-			type = write_through_and_back ? MEMORY_TYPE_WT : MEMORY_TYPE_UNDEFINED;
+			type = write_through_and_back ? MEMTYPE_WT : MEMTYPE_UNDEFINED;
 		}
 	}
 	return type;
@@ -126,36 +126,35 @@ static enum memory_type variable_type_at(const struct variable_ranges *ranges, u
  * budget bounds the pathological masks the SDM discourages (12.11.3).
  */
 static void add_block_types(const struct variable_ranges *ranges, uint64_t base, unsigned int order,
-			    memory_type_set *types, unsigned int *budget)
+			    memtype_set *types, unsigned int *budget)
 {
 	uint64_t inside = order >= 64 ? ~0ull : (1ull << order) - 1;
 	bool uniform = true;
 
 	if (*budget == 0) {
-		*types |= MEMORY_TYPE_BIT(MEMORY_TYPE_UNDEFINED);
+		*types |= MEMTYPE_BIT(MEMTYPE_UNDEFINED);
 		return;
 	}
 	(*budget)--;
 	for (unsigned int i = 0; i < ranges->count && uniform; i++)
 		uniform = (ranges->range[i].mask & inside) == 0;
 	if (uniform) {
-		*types |= MEMORY_TYPE_BIT(variable_type_at(ranges, base));
+		*types |= MEMTYPE_BIT(variable_type_at(ranges, base));
 		return;
 	}
 	add_block_types(ranges, base, order - 1, types, budget);
 	add_block_types(ranges, base + (1ull << (order - 1)), order - 1, types, budget);
 }
 
-static memory_type_set variable_types(const struct mtrr_settings *mtrr, uint64_t start,
-				      uint64_t end)
+static memtype_set variable_types(const struct mtrr_settings *mtrr, uint64_t start, uint64_t end)
 {
 	struct variable_ranges ranges;
-	memory_type_set types = 0;
+	memtype_set types = 0;
 	unsigned int budget = MTRR_EVALUATION_BUDGET;
 
 	collect_variable_ranges(mtrr, &ranges);
 	if (mtrr->variable_truncated)
-		types |= MEMORY_TYPE_BIT(MEMORY_TYPE_UNDEFINED);
+		types |= MEMTYPE_BIT(MEMTYPE_UNDEFINED);
 	/* Cut [start, end) into the largest aligned power-of-two blocks. */
 	while (start < end) {
 		unsigned int order = start ? (unsigned int)__builtin_ctzll(start) : 63;
@@ -170,17 +169,16 @@ static memory_type_set variable_types(const struct mtrr_settings *mtrr, uint64_t
 	return types;
 }
 
-memory_type_set mtrr_types_of_range(const struct mtrr_settings *mtrr, uint64_t start,
-				    uint64_t end)
+memtype_set mtrr_types_of_range(const struct mtrr_settings *mtrr, uint64_t start, uint64_t end)
 {
-	memory_type_set types = 0;
+	memtype_set types = 0;
 
 	if (start >= end)
 		return 0;
 	if (!mtrr->present)
-		return MEMORY_TYPE_BIT(MEMORY_TYPE_WB);
+		return MEMTYPE_BIT(MEMTYPE_WB);
 	if (!(mtrr->default_type & MTRR_DEF_ENABLE))
-		return MEMORY_TYPE_BIT(MEMORY_TYPE_UC);	/* 12.11.2.1: all of memory UC */
+		return MEMTYPE_BIT(MEMTYPE_UC);	/* 12.11.2.1: all of memory UC */
 	if (start < FIXED_RANGES_END && (mtrr->capabilities & MTRR_CAP_FIXED) &&
 	    (mtrr->default_type & MTRR_DEF_FIXED_ENABLE)) {
 		types |= fixed_types(mtrr, start, end < FIXED_RANGES_END ? end : FIXED_RANGES_END);
@@ -191,81 +189,80 @@ memory_type_set mtrr_types_of_range(const struct mtrr_settings *mtrr, uint64_t s
 
 /* --- The PAT and the combination ------------------------------------------------------ */
 
-enum memory_type pat_entry_type(uint64_t pat, unsigned int index)
+enum memtype pat_entry_type(uint64_t pat, unsigned int index)
 {
 	unsigned int type = (unsigned int)(pat >> (8 * (index & 7))) & 0xff;
 
-	return (valid_mtrr_type(type) || type == MEMORY_TYPE_UC_MINUS) ? (enum memory_type)type
-								      : MEMORY_TYPE_UNDEFINED;
+	return (valid_mtrr_type(type) || type == MEMTYPE_UC_MINUS) ? (enum memtype)type
+								      : MEMTYPE_UNDEFINED;
 }
 
-enum memory_type memory_type_effective(enum memory_type mtrr, enum memory_type pat)
+enum memtype memtype_effective(enum memtype mtrr, enum memtype pat)
 {
-	bool mtrr_uncached = mtrr == MEMORY_TYPE_UC || mtrr == MEMORY_TYPE_WC;
+	bool mtrr_uncached = mtrr == MEMTYPE_UC || mtrr == MEMTYPE_WC;
 
 	if (!valid_mtrr_type(mtrr))
-		return MEMORY_TYPE_UNDEFINED;
+		return MEMTYPE_UNDEFINED;
 	switch (pat) {
-	case MEMORY_TYPE_UC:
-		return MEMORY_TYPE_UC;
-	case MEMORY_TYPE_WC:
-		return MEMORY_TYPE_WC;
-	case MEMORY_TYPE_UC_MINUS:
+	case MEMTYPE_UC:
+		return MEMTYPE_UC;
+	case MEMTYPE_WC:
+		return MEMTYPE_WC;
+	case MEMTYPE_UC_MINUS:
 		/* WC for WC, and for WP (note 3 of table 12-7); UC otherwise. */
-		return (mtrr == MEMORY_TYPE_WC || mtrr == MEMORY_TYPE_WP) ? MEMORY_TYPE_WC
-									  : MEMORY_TYPE_UC;
-	case MEMORY_TYPE_WT:
-		return mtrr_uncached ? MEMORY_TYPE_UC : MEMORY_TYPE_WT;
-	case MEMORY_TYPE_WP:
-		return mtrr_uncached ? MEMORY_TYPE_UC : MEMORY_TYPE_WP;
-	case MEMORY_TYPE_WB:
+		return (mtrr == MEMTYPE_WC || mtrr == MEMTYPE_WP) ? MEMTYPE_WC
+									  : MEMTYPE_UC;
+	case MEMTYPE_WT:
+		return mtrr_uncached ? MEMTYPE_UC : MEMTYPE_WT;
+	case MEMTYPE_WP:
+		return mtrr_uncached ? MEMTYPE_UC : MEMTYPE_WP;
+	case MEMTYPE_WB:
 		return mtrr;
 	default:
-		return MEMORY_TYPE_UNDEFINED;
+		return MEMTYPE_UNDEFINED;
 	}
 }
 
-memory_type_set memory_type_effective_set(memory_type_set mtrr, memory_type_set pat,
-					  bool caching_disabled)
+memtype_set memtype_effective_set(memtype_set mtrr, memtype_set pat, bool caching_disabled)
 {
-	memory_type_set types = 0;
+	memtype_set types = 0;
 
 	if (!mtrr || !pat)
 		return 0;
 	/* CR0.CD: no new line is cached whatever the types say (table 12-5). */
 	if (caching_disabled)
-		return MEMORY_TYPE_BIT(MEMORY_TYPE_UC);
-	for (unsigned int m = 0; m <= MEMORY_TYPE_UNDEFINED; m++) {
-		for (unsigned int p = 0; p <= MEMORY_TYPE_UNDEFINED; p++) {
-			if ((mtrr & MEMORY_TYPE_BIT(m)) && (pat & MEMORY_TYPE_BIT(p)))
-				types |= MEMORY_TYPE_BIT(memory_type_effective(m, p));
+		return MEMTYPE_BIT(MEMTYPE_UC);
+	for (unsigned int m = 0; m <= MEMTYPE_UNDEFINED; m++) {
+		for (unsigned int p = 0; p <= MEMTYPE_UNDEFINED; p++) {
+			if ((mtrr & MEMTYPE_BIT(m)) && (pat & MEMTYPE_BIT(p)))
+				types |= MEMTYPE_BIT(memtype_effective(m, p));
 		}
 	}
 	return types;
 }
 
-const char *memory_type_name(enum memory_type type)
+const char *memtype_name(enum memtype type)
 {
 	switch (type) {
-	case MEMORY_TYPE_UC:
+	case MEMTYPE_UC:
 		return "UC";
-	case MEMORY_TYPE_WC:
+	case MEMTYPE_WC:
 		return "WC";
-	case MEMORY_TYPE_WT:
+	case MEMTYPE_WT:
 		return "WT";
-	case MEMORY_TYPE_WP:
+	case MEMTYPE_WP:
 		return "WP";
-	case MEMORY_TYPE_WB:
+	case MEMTYPE_WB:
 		return "WB";
-	case MEMORY_TYPE_UC_MINUS:
+	case MEMTYPE_UC_MINUS:
 		return "UC-";
-	case MEMORY_TYPE_UNDEFINED:
+	case MEMTYPE_UNDEFINED:
 		return "undefined";
 	}
 	return "reserved";
 }
 
-int memory_type_set_format(memory_type_set types, char *buffer, size_t size)
+int memtype_set_format(memtype_set types, char *buffer, size_t size)
 {
 	int length = 0;
 
@@ -273,10 +270,10 @@ int memory_type_set_format(memory_type_set types, char *buffer, size_t size)
 		return scnprintf(buffer, size, "none");
 	if (size)
 		buffer[0] = '\0';
-	for (unsigned int type = 0; type <= MEMORY_TYPE_UNDEFINED; type++) {
-		if (types & MEMORY_TYPE_BIT(type))
+	for (unsigned int type = 0; type <= MEMTYPE_UNDEFINED; type++) {
+		if (types & MEMTYPE_BIT(type))
 			length += scnprintf(buffer + length, size - (size_t)length, "%s%s",
-					    length ? "+" : "", memory_type_name(type));
+					    length ? "+" : "", memtype_name(type));
 	}
 	return length;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef TRIGOS_LIB_MEMORY_TYPE_H
-#define TRIGOS_LIB_MEMORY_TYPE_H
+#ifndef TRIGOS_LIB_MEMTYPE_H
+#define TRIGOS_LIB_MEMTYPE_H
 /*
  * The memory type of a physical range, as an x86 CPU computes it from its
  * MTRRs, the PAT entry its page tables select and CR0.CD (SDM vol 3A,
@@ -8,7 +8,7 @@
  * 12.5.2.2 and table 12-7 how the two combine, 12.5.1 and table 12-5 CR0.CD).
  *
  * Pure functions over register values, so that the host tests can feed them
- * any machine: kernel/arch/x86/memory_type.c reads the registers of each CPU.
+ * any machine: kernel/arch/x86/memtype.c reads the registers of each CPU.
  * A range can hold several types, so results are sets: one bit per type.
  */
 
@@ -17,24 +17,24 @@
 #include <stdint.h>
 
 /* The encodings of the MTRRs and the PAT (SDM vol 3A, tables 12-8 and 12-10). */
-enum memory_type {
-	MEMORY_TYPE_UC = 0,
-	MEMORY_TYPE_WC = 1,
-	MEMORY_TYPE_WT = 4,
-	MEMORY_TYPE_WP = 5,
-	MEMORY_TYPE_WB = 6,
-	MEMORY_TYPE_UC_MINUS = 7,	/* PAT only */
+enum memtype {
+	MEMTYPE_UC = 0,
+	MEMTYPE_WC = 1,
+	MEMTYPE_WT = 4,
+	MEMTYPE_WP = 5,
+	MEMTYPE_WB = 6,
+	MEMTYPE_UC_MINUS = 7,	/* PAT only */
 	/*
 	 * Not an encoding: a reserved value in a register, an overlap of
 	 * variable ranges the SDM leaves undefined (12.11.4.1), or MTRRs too
 	 * fragmented to evaluate.  Never taken for write-back.
 	 */
-	MEMORY_TYPE_UNDEFINED = 8,
+	MEMTYPE_UNDEFINED = 8,
 };
 
-typedef uint16_t memory_type_set;	/* bit (1 << type) for each type present */
+typedef uint16_t memtype_set;	/* bit (1 << type) for each type present */
 
-#define MEMORY_TYPE_BIT(type)	((memory_type_set)(1u << (type)))
+#define MEMTYPE_BIT(type)	((memtype_set)(1u << (type)))
 
 #define MTRR_FIXED_COUNT	11	/* FIX64K_00000, FIX16K_80000/A0000, FIX4K_C0000..F8000 */
 #define MTRR_VARIABLE_MAX	32	/* pairs evaluated; IA32_MTRRCAP.VCNT may say more */
@@ -80,37 +80,35 @@ struct mtrr_settings {
  * row passes every PAT type through but UC-, which is UC there anyway).
  * An empty range gives the empty set.
  */
-memory_type_set mtrr_types_of_range(const struct mtrr_settings *mtrr, uint64_t start,
-				    uint64_t end);
+memtype_set mtrr_types_of_range(const struct mtrr_settings *mtrr, uint64_t start, uint64_t end);
 
 /** pat_entry_type - the type of PAT entry @index (0..7) of the IA32_PAT value @pat */
-enum memory_type pat_entry_type(uint64_t pat, unsigned int index);
+enum memtype pat_entry_type(uint64_t pat, unsigned int index);
 
 /* IA32_PAT after power-up or reset (SDM vol 3A, table 12-12): WB WT UC- UC WB WT UC- UC. */
 #define PAT_POWER_UP_VALUE	0x0007040600070406ull
 
 /**
- * memory_type_effective - what a CPU uses for a page whose MTRR type is
+ * memtype_effective - what a CPU uses for a page whose MTRR type is
  * @mtrr and whose PAT entry is @pat, with caching on (SDM vol 3A, table 12-7)
  */
-enum memory_type memory_type_effective(enum memory_type mtrr, enum memory_type pat);
+enum memtype memtype_effective(enum memtype mtrr, enum memtype pat);
 
 /**
- * memory_type_effective_set - every type that some byte of a range can have,
+ * memtype_effective_set - every type that some byte of a range can have,
  * given the MTRR types over it and the types of the PAT entries its pages
  * select; with @caching_disabled (CR0.CD set) nothing is cached: UC
  */
-memory_type_set memory_type_effective_set(memory_type_set mtrr, memory_type_set pat,
-					  bool caching_disabled);
+memtype_set memtype_effective_set(memtype_set mtrr, memtype_set pat, bool caching_disabled);
 
-/** memory_type_name - "UC", "WC", "WT", "WP", "WB", "UC-", "reserved" or "undefined" */
-const char *memory_type_name(enum memory_type type);
+/** memtype_name - "UC", "WC", "WT", "WP", "WB", "UC-", "reserved" or "undefined" */
+const char *memtype_name(enum memtype type);
 
 /**
- * memory_type_set_format - the set as names joined by '+' ("UC+WB"), "none"
+ * memtype_set_format - the set as names joined by '+' ("UC+WB"), "none"
  * when empty, into @buffer of @size bytes (@size > 0); returns the length
  * written, as scnprintf()
  */
-int memory_type_set_format(memory_type_set types, char *buffer, size_t size);
+int memtype_set_format(memtype_set types, char *buffer, size_t size);
 
 #endif
