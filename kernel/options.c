@@ -197,6 +197,37 @@ static bool apply_dump(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+/* The names of break= (options.h), in BREAK_* bit order. */
+static const char *const break_names[] = {
+	"cr0_cd",
+};
+
+static bool apply_break(const struct cmdline_word *word, const char **error)
+{
+	const char *name = word->value, *end = word->value + word->value_length;
+	unsigned int breaks = 0;
+
+	if (!word->has_value || word->value_length == 0)
+		return false;
+	while (name < end) {
+		const char *comma = memchr(name, ',', (size_t)(end - name));
+		size_t length = (size_t)((comma ? comma : end) - name);
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(break_names) / sizeof(break_names[0]); i++) {
+			if (strlen(break_names[i]) == length && memcmp(break_names[i], name, length) == 0) {
+				breaks |= 1u << i;
+				known = true;
+			}
+		}
+		if (!known)
+			return false;
+		name += length + (comma ? 1 : 0);
+	}
+	kernel_options.breaks |= breaks;
+	return true;
+}
+
 static bool apply_console(const struct cmdline_word *word, const char **error)
 {
 	struct console_choice *choice = &kernel_options.consoles;
@@ -230,6 +261,7 @@ static const struct option known_options[] = {
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
+	{ "break", "test only: cr0_cd, comma-separated", apply_break },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

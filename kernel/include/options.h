@@ -32,10 +32,24 @@ struct kernel_options {
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
 	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
+	unsigned int breaks;		/* break=NAME,...: BREAK_* below, test only */
 	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };
 
 extern struct kernel_options kernel_options;
+
+/*
+ * break=NAME[,NAME]: test only.  Each name breaks one property on purpose,
+ * so that the test of that property is seen failing (the matrix has a
+ * section for each that expects the failure).  Never for real runs.
+ */
+#define BREAK_CR0_CD		(1u << 0)	/* cr0_cd: one AP sets CR0.CD and NW after bring-up */
+
+/** option_break - whether break=@what (a BREAK_* bit) was given */
+static inline bool option_break(unsigned int what)
+{
+	return (kernel_options.breaks & what) != 0;
+}
 
 /** options_parse - apply every word of @cmdline; @source names it in messages */
 void options_parse(const char *cmdline, const char *source);

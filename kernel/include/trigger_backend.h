@@ -48,9 +48,18 @@ int trigger_backend_from_name(const char *name, size_t length);
 
 /**
  * trigger_backend_unavailable - why @backend cannot run here, naming the
- * missing CPUID bit, or NULL when it can
+ * missing CPUID bit (or, for a backend the CPU has, the memory-type refusal
+ * below), or NULL when it can
  */
 const char *trigger_backend_unavailable(enum trigger_backend_id backend);
+
+/**
+ * trigger_backend_memory_refusal - for a backend whose wait ends on a store
+ * to a monitored line (mwait, mwaitx, umwait): the sentence naming a CPU
+ * that does not see the trigger memory as write-back, which only MONITOR
+ * watches (memtype_check.h); NULL when every CPU does, or for the others
+ */
+const char *trigger_backend_memory_refusal(enum trigger_backend_id backend);
 
 /**
  * trigger_backend_set - use @backend for wait sequences that start from now
@@ -64,12 +73,14 @@ enum trigger_backend_id trigger_backend_current(void);
 enum trigger_backend_id trigger_backend_boot_choice(void);
 
 /**
- * trigger_choose_auto - what "auto" picks given what the CPU offers and
- * whether MWAIT was seen to sleep; pure, so its logic is testable anywhere
+ * trigger_choose_auto - what "auto" picks given what the CPU offers, whether
+ * MWAIT was seen to sleep, and whether every CPU sees the trigger memory as
+ * write-back; pure, so its logic is testable anywhere
  * @reason: set to a sentence saying why
  */
 enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sleeps,
-					    bool virtualized, const char **reason);
+					    bool virtualized, bool memory_write_back,
+					    const char **reason);
 
 /**
  * trigger_boot_init - measure (does MWAIT sleep? what does an IPI wake-up

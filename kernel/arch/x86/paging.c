@@ -23,12 +23,15 @@
 #include <spinlock.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
+#include <asm/paging.h>
 
 #define PTE_PRESENT		(1ull << 0)
 #define PTE_WRITABLE		(1ull << 1)
 #define PTE_WRITE_THROUGH	(1ull << 3)
 #define PTE_CACHE_DISABLE	(1ull << 4)
 #define PTE_LARGE		(1ull << 7)	/* in a PD entry: a 2 MiB page */
+#define PTE_PAT			(1ull << 7)	/* in a PTE: bit 2 of the PAT index */
+#define PTE_LARGE_PAT		(1ull << 12)	/* the same in a 2 MiB page's PD entry */
 #define PTE_NO_EXECUTE		(1ull << 63)
 #define PTE_ADDRESS_MASK	0x000ffffffffff000ull
 
@@ -229,6 +232,44 @@ bool paging_query(uint64_t address, unsigned int *attributes)
 		table = table_at(entry);
 	}
 	return false;
+}
+
+/* SDM vol 3A, 12.12.3: the PAT entry is PAT:PCD:PWT, PAT at bit 7 or (large) 12. */
+static unsigned int pat_index_of(uint64_t entry, bool large)
+{
+	return ((entry & (large ? PTE_LARGE_PAT : PTE_PAT)) ? 4u : 0u) |
+	       ((entry & PTE_CACHE_DISABLE) ? 2u : 0u) | ((entry & PTE_WRITE_THROUGH) ? 1u : 0u);
+}
+
+unsigned int paging_pat_indices(uint64_t start, uint64_t end)
+{
+	unsigned int indices = 0;
+	uint64_t address = page_align_down(start);
+
+	if (!kernel_pml4)
+		return 1u << 0;		/* the boot map sets none of the three bits */
+	while (address < end) {
+		uint64_t *table = kernel_pml4, size = 0;
+
+		for (int level = 4; level >= 1; level--) {
+			uint64_t entry = table[table_index(address, level)];
+			bool large = level == 2 && (entry & PTE_LARGE);
+
+			size = 1ull << (12 + 9 * (level - 1));
+			if (!(entry & PTE_PRESENT))
+				break;
+			if (level == 1 || large) {
+				indices |= 1u << pat_index_of(entry, large);
+				break;
+			}
+			table = table_at(entry);
+		}
+		/* On to the next entry of the level where the walk stopped. */
+		address = (address & ~(size - 1)) + size;
+		if (address == 0)
+			break;		/* wrapped past the top */
+	}
+	return indices;
 }
 
 static void map_or_panic(uint64_t start, uint64_t end, unsigned int attributes, const char *what)

@@ -8,6 +8,7 @@
 #include <hypervisor.h>
 #include <irq.h>
 #include <ktap.h>
+#include <memtype_check.h>
 #include <smp.h>
 #include <time.h>
 #include <timer.h>
@@ -274,6 +275,22 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	cli();
 }
 
+/* --- Write-back memory only ------------------------------------------------------ */
+
+/*
+ * MONITOR, MONITORX and UMONITOR arm only on write-back memory (SDM vol 2,
+ * MONITOR and UMONITOR; AMD APM vol 3, MONITORX): elsewhere a store need
+ * not end the wait.  Bochs 2.7 shows it: with CR0.CD set its MONITOR does
+ * nothing (cpu/mwait.cc at REL_2_7_FINAL: the memtype1 check).
+ */
+const char *trigger_backend_memory_refusal(enum trigger_backend_id backend)
+{
+	if (backend != TRIGGER_BACKEND_MWAIT && backend != TRIGGER_BACKEND_MWAITX &&
+	    backend != TRIGGER_BACKEND_UMWAIT)
+		return NULL;
+	return memtype_trigger_memory_problem();
+}
+
 /* --- The table -------------------------------------------------------------------- */
 
 struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
@@ -480,7 +497,7 @@ static uint64_t measure_ipi_wake_ns(void)
 
 void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
 {
-	const char *reason = NULL, *missing;
+	const char *reason = NULL, *missing, *memory_problem = memtype_trigger_memory_problem();
 	enum trigger_backend_id chosen;
 	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
 	bool have_mwait = mwait_unavailable() == NULL;
@@ -500,13 +517,18 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
 
 	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
-		ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
-			  trigger_backend_name(requested), missing);
+		if (missing == trigger_backend_memory_refusal(requested))
+			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
+				  "memory only; using auto", trigger_backend_name(requested), missing);
+		else
+			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
+				  trigger_backend_name(requested), missing);
 		requested = TRIGGER_BACKEND_AUTO;
 	}
 	if (requested == TRIGGER_BACKEND_AUTO)
 		chosen = trigger_choose_auto(have_mwait, mwait_sleeps,
-					     hypervisor_info()->cpuid_hypervisor_bit, &reason);
+					     hypervisor_info()->cpuid_hypervisor_bit,
+					     memory_problem == NULL, &reason);
 	else
 		chosen = requested;
 	trigger_backend_set(chosen);
@@ -528,7 +550,10 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	}
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
 		missing = trigger_backend_unavailable(i);
-		if (missing)
+		if (missing && missing == trigger_backend_memory_refusal(i))
+			ktap_note("trigger: %s refused for this run: %s (not exercised)",
+				  trigger_backend_name(i), missing);
+		else if (missing)
 			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
 				  trigger_backend_name(i), missing);
 	}
