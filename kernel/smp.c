@@ -132,7 +132,8 @@ bool smp_add_cpu(uint32_t apic_id)
 #define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
 
 static bool boot_window_closed;
-static DEFINE_TRIGGER(aps_online_trigger);
+DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
+static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
 
 void smp_boot_aps(void)
 {

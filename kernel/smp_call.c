@@ -19,6 +19,7 @@
 #include <smp.h>
 #include <smp_call.h>
 #include <trigger.h>
+#include <trigger_backend.h>
 #include <symbols.h>
 #include <time.h>
 
@@ -109,7 +110,10 @@ const char *smp_call_status_name(int status)
  * target reads which CPU owns the call first, clears the flag, and kicks
  * the owner's per-CPU trigger, which outlives every call.
  */
-static trigger_t call_wait_triggers[MAX_CPUS];
+DEFINE_TRIGGER_USER(trigger_user_call_completion, "call_completion");
+static trigger_t call_wait_triggers[MAX_CPUS] = {
+	[0 ... MAX_CPUS - 1] = { .user = &trigger_user_call_completion },
+};
 
 static void csd_complete(struct call_single_data *csd)
 {

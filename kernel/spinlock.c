@@ -10,6 +10,7 @@
 #include <panic.h>
 #include <spinlock.h>
 #include <trigger.h>
+#include <trigger_backend.h>
 #include <symbols.h>
 #include <time.h>
 #include <lib/format.h>
@@ -314,7 +315,11 @@ unsigned int spinlock_mcs_nodes_in_use(unsigned int cpu)
  * wakes only the next CPU.  The triggers are static, one per node, so a
  * kick never touches memory that its waiter might already have given back.
  */
-static trigger_t mcs_node_triggers[MAX_CPUS][SPINLOCK_MCS_NODES_PER_CPU];
+DEFINE_TRIGGER_USER(trigger_user_mcs_handover, "mcs_handover");
+static trigger_t mcs_node_triggers[MAX_CPUS][SPINLOCK_MCS_NODES_PER_CPU] = {
+	[0 ... MAX_CPUS - 1] = { [0 ... SPINLOCK_MCS_NODES_PER_CPU - 1] = {
+		.user = &trigger_user_mcs_handover } },
+};
 
 #define MCS_TRIGGER_CHECK_NS (10ull * 1000 * 1000)	/* how often a sleeper checks the clock */
 static enum mcs_wait_mode mcs_wait_mode = MCS_WAIT_TRIGGER;

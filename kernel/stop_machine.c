@@ -11,6 +11,7 @@
 #include <spinlock.h>
 #include <stop_machine.h>
 #include <trigger.h>
+#include <trigger_backend.h>
 #include <time.h>
 #include <lib/format.h>
 
@@ -58,7 +59,8 @@ static struct stop_machine_stats stats;
  * stop_machine runs at a time).  It is static, not in @smd: the kick after
  * the last state change may come after the caller has returned.
  */
-static DEFINE_TRIGGER(stop_machine_trigger);
+DEFINE_TRIGGER_USER(trigger_user_stop_machine, "stop_machine");
+static DEFINE_TRIGGER_FOR(stop_machine_trigger, &trigger_user_stop_machine);
 
 static void set_state(struct stop_machine_data *smd, int new_state)
 {

@@ -42,6 +42,8 @@ struct cpu {
 	uint64_t stack_top;			/* its kernel stack (guard page below) */
 	struct cpu_work work;
 	unsigned long timer_ticks;		/* LAPIC timer interrupts taken */
+	unsigned long interrupts;		/* interrupts taken (vectors 32-255) */
+	unsigned long nmis;			/* NMIs taken */
 	unsigned long wake_interrupts;		/* wake IPIs taken */
 	uint64_t wake_interrupted_rflags;	/* RFLAGS the last wake IPI interrupted */
 	uint64_t wake_interrupted_rip;

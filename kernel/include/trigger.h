@@ -35,6 +35,10 @@
  *    returns; trigger_finish() restores the interrupt state of the reset.
  * And trigos's additions:
  *  - trigger_wait_timeout() bounds a wait by a deadline;
+ *  - every wait's return is accounted by why it returned (the kick, its wake
+ *    interrupt, another interrupt, the deadline, nothing), per backend and,
+ *    for triggers tagged with trigger_init_user(), per user
+ *    (trigger_backend.h);
  *  - many CPUs may wait on one trigger at once; stickiness and the implicit
  *    reset are per waiter (each waiter remembers the kick generation it has
  *    seen), so one waiter's reset never erases a kick meant for another;
@@ -50,19 +54,23 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <asm/trigger.h>
 
 #ifndef ARCH_HAS_TRIGGER
 #include <asm/instructions.h>
 
+struct trigger_user;
+
 typedef struct {
 	char unused;
 } trigger_t;
 
 #define DEFINE_TRIGGER(name) trigger_t name = { 0 }
+#define DEFINE_TRIGGER_FOR(name, trigger_user) trigger_t name = { 0 }
 
-static inline void __raw_trigger_init(trigger_t *trigger)
+static inline void __raw_trigger_init(trigger_t *trigger, struct trigger_user *user)
 {
 }
 
@@ -99,7 +107,18 @@ static inline void __raw_trigger_finish(trigger_t *trigger)
  */
 static inline void trigger_init(trigger_t *t)
 {
-	__raw_trigger_init(t);
+	__raw_trigger_init(t, NULL);
+}
+
+/**
+ * trigger_init_user - initialize a trigger whose waits are accounted to @user
+ * @t: trigger to be initialized
+ * @user: a DEFINE_TRIGGER_USER() (trigger_backend.h); DEFINE_TRIGGER_FOR()
+ *	does the same for a static trigger
+ */
+static inline void trigger_init_user(trigger_t *t, struct trigger_user *user)
+{
+	__raw_trigger_init(t, user);
 }
 
 /**

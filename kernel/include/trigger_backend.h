@@ -27,18 +27,114 @@ enum trigger_backend_id {
 	TRIGGER_BACKEND_AUTO = TRIGGER_BACKEND_COUNT,
 };
 
+/*
+ * Why one trigger_wait() returned.  The first four saw the kick: the
+ * generation had moved when the wait returned.  How the wait learnt of it
+ * is told apart by what the CPU took while waiting: the kick's wake IPI
+ * (hlt, adaptive; and mwait where an emulator's bug needs one), the kick's
+ * wake NMI (a halt with interrupts off), or nothing (the kick's store woke
+ * MWAIT, or a spinning look saw it).
+ */
+enum trigger_wake {
+	TRIGGER_WAKE_STICKY,	/* kicked before this wait began: returned at once */
+	TRIGGER_WAKE_KICK,	/* the generation moved while waiting; no wake interrupt taken */
+	TRIGGER_WAKE_IPI,	/* the generation moved, and a wake IPI was taken while waiting */
+	TRIGGER_WAKE_NMI,	/* the generation moved, and a kick's wake NMI was taken */
+	TRIGGER_WAKE_INTERRUPT,	/* no kick: another interrupt (or NMI) ended the wait */
+	TRIGGER_WAKE_DEADLINE,	/* no kick: trigger_wait_timeout()'s deadline passed */
+	TRIGGER_WAKE_SPURIOUS,	/* no kick, no interrupt, no deadline */
+	TRIGGER_WAKE_COUNT
+};
+
+/** trigger_wake_saw_kick - whether a wait that returned for @wake had seen the kick */
+static inline bool trigger_wake_saw_kick(enum trigger_wake wake)
+{
+	return wake <= TRIGGER_WAKE_NMI;
+}
+
+/** trigger_wake_name - "sticky", "kick", "ipi", "nmi", "interrupt", "deadline", "spurious" */
+const char *trigger_wake_name(enum trigger_wake wake);
+
 struct trigger_counters {
 	uint64_t waits;		/* trigger_wait() calls */
+	uint64_t returns[TRIGGER_WAKE_COUNT];	/* why each of them returned */
+	uint64_t sleeps;	/* sleeps begun: MWAIT, HLT, MWAITX or UMWAIT executed */
 	uint64_t kicks;		/* trigger_kick() calls (counted by the current backend) */
-	uint64_t immediate;	/* waits that returned at once for a kick already seen (sticky) */
-	uint64_t spurious;	/* waits that returned with no new kick */
 	uint64_t ipis;		/* wake IPIs sent by kicks */
 	uint64_t nmis;		/* wake NMIs sent by kicks */
 	uint64_t pv_kicks;	/* hypervisor kick hypercalls instead of IPIs */
-	uint64_t timeouts;	/* trigger_wait_timeout() deadlines reached */
 	uint64_t spin_fallbacks; /* waits that had to spin (NMI context, IF=0 with no wake source) */
 	uint64_t wait_cycles;	/* TSC cycles spent inside trigger_wait() */
 };
+
+/*
+ * Who waits: a converted user of triggers (call completion, stop_machine,
+ * the MCS hand-over, AP bring-up) tags its triggers with a trigger_user, and
+ * every wait sequence on them is accounted to it, so that its suite can
+ * check that each sequence was ended by its kick and none by a deadline.
+ *
+ * How a sequence (reset ... finish) ended:
+ *  - before_waiting: the condition already held; no trigger_wait() at all;
+ *  - by_kick: the last wait's return saw the kick (a trigger_wake_saw_kick());
+ *  - before_its_kick: the last return did not see a kick (an unrelated
+ *    interrupt, or a spurious return) but the caller found its condition
+ *    true, and the kick did come afterwards: the kicker had set the
+ *    condition and was about to kick.  The kick confirms it (trigger.c);
+ *  - awaiting_kick: like before_its_kick, but no kick has come since.  At
+ *    the end of a suite, when every kicker is done, each of these is a
+ *    sequence that ended without its kick: one rescued by something else.
+ * reached_deadline counts the sequences in which some wait returned at its
+ * deadline: for a converted user, whose only deadline is its stuck-CPU
+ * report, each is a failure.
+ */
+struct trigger_user_counters {
+	uint64_t sequences;
+	uint64_t before_waiting;
+	uint64_t by_kick;
+	uint64_t before_its_kick;
+	uint64_t awaiting_kick;
+	uint64_t reached_deadline;
+	uint64_t waits;
+	uint64_t returns[TRIGGER_WAKE_COUNT];
+	uint64_t sleeps;
+};
+
+struct trigger_user {
+	const char *name;
+	struct trigger_user_counters counters;
+};
+
+/*
+ * DEFINE_TRIGGER_USER(var, "name") defines a user and lists it (a pointer
+ * in the .trigger_users linker section) for trigger_report_usage() and
+ * trigger_user_find().  Tag triggers with trigger_init_user() or
+ * DEFINE_TRIGGER_FOR() (trigger.h).
+ */
+#define DEFINE_TRIGGER_USER(var, user_name)                                           \
+	struct trigger_user var = { .name = user_name };                               \
+	static struct trigger_user *const var##_listed                                 \
+		__attribute__((used, section(".trigger_users"))) = &var
+
+/** trigger_user_find - the user named @name, or NULL */
+struct trigger_user *trigger_user_find(const char *name);
+
+/**
+ * trigger_user_counters_read - @user's counters so far (awaiting_kick: the
+ * sequences since boot whose kick has still not come)
+ */
+void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_counters *counters);
+
+/* The last sequence a CPU finished, for tests that look at one wait closely. */
+struct trigger_sequence_record {
+	enum trigger_backend_id backend;
+	uint32_t waits;
+	uint32_t sleeps;
+	uint32_t returns[TRIGGER_WAKE_COUNT];
+	enum trigger_wake last_return;		/* meaningful when waits > 0 */
+};
+
+/** trigger_last_sequence - what CPU @cpu's last finished wait sequence did */
+void trigger_last_sequence(unsigned int cpu, struct trigger_sequence_record *record);
 
 /** trigger_backend_name - "spin", "mwait", ... ("auto" for TRIGGER_BACKEND_AUTO) */
 const char *trigger_backend_name(enum trigger_backend_id backend);
@@ -93,7 +189,10 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t spin_budget_n
 /** trigger_counters_read - the counters of @backend so far */
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters);
 
-/** trigger_report_usage - print, as diagnostics, the counters that moved since the last call */
+/**
+ * trigger_report_usage - print, as diagnostics, the backend and user counters
+ * that moved since the last call
+ */
 void trigger_report_usage(const char *prefix);
 
 /** trigger_spin_budget_ns - the adaptive backend's spin phase */

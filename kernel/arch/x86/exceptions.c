@@ -261,6 +261,7 @@ void nmi_dispatch(struct interrupt_frame *frame)
 	bool handled = false;
 
 	nmi_depth[cpu_id()]++;
+	this_cpu()->nmis++;	/* tells a trigger wait what ended it */
 	/* Every handler runs: NMIs from several sources may have merged into one. */
 	for (int slot = 0; slot < NMI_HANDLERS_MAX; slot++) {
 		nmi_handler_t handler = __atomic_load_n(&nmi_handlers[slot], __ATOMIC_ACQUIRE);

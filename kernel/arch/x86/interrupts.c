@@ -92,6 +92,7 @@ void interrupt_dispatch(struct interrupt_frame *frame)
 		exception_handle(frame);
 		return;
 	}
+	this_cpu()->interrupts++;	/* tells a trigger wait what ended it */
 	handler = __atomic_load_n(&handlers[vector], __ATOMIC_ACQUIRE);
 	if (handler) {
 		handler(frame);

@@ -17,6 +17,7 @@
  */
 #include <console.h>
 #include <cpu.h>
+#include <cpumask.h>
 #include <irq.h>
 #include <ktap.h>
 #include <panic.h>
@@ -37,6 +38,8 @@ struct trigger_cpu {
 	struct trigger_wait_state stack[WAIT_DEPTH_MAX];
 	unsigned int depth;
 	unsigned int nmi_kicks_pending;	/* wake NMIs sent to this CPU, not yet seen */
+	unsigned long wake_nmis;	/* wake NMIs taken (claimed from nmi_kicks_pending) */
+	struct trigger_sequence_record last;	/* the last sequence finished */
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -80,9 +83,10 @@ static struct trigger_wait_state *find_state(trigger_t *trigger)
 
 /* --- The sequence ------------------------------------------------------------ */
 
-void x86_trigger_init(trigger_t *trigger)
+void x86_trigger_init(trigger_t *trigger, struct trigger_user *user)
 {
 	memset(trigger, 0, sizeof(*trigger));
+	trigger->user = user;
 }
 
 void x86_trigger_reset(trigger_t *trigger, void *site)
@@ -119,40 +123,108 @@ static void relax_once(void)
 	cpu_relax();
 }
 
+/* --- Why a wait returned --------------------------------------------------------- */
+
+const char *trigger_wake_name(enum trigger_wake wake)
+{
+	static const char *const names[TRIGGER_WAKE_COUNT] = {
+		[TRIGGER_WAKE_STICKY] = "sticky",
+		[TRIGGER_WAKE_KICK] = "kick",
+		[TRIGGER_WAKE_IPI] = "ipi",
+		[TRIGGER_WAKE_NMI] = "nmi",
+		[TRIGGER_WAKE_INTERRUPT] = "interrupt",
+		[TRIGGER_WAKE_DEADLINE] = "deadline",
+		[TRIGGER_WAKE_SPURIOUS] = "spurious",
+	};
+
+	return wake < TRIGGER_WAKE_COUNT ? names[wake] : "?";
+}
+
+/*
+ * What this CPU took while it waited.  A backend's wait() is called and
+ * returns with interrupts off and opens them only while it sleeps or spins,
+ * so whatever these counts gained across the call came during the wait.
+ */
+struct wake_sources {
+	unsigned long interrupts, nmis, wake_ipis, wake_nmis;
+};
+
+static void wake_sources_now(struct wake_sources *sources)
+{
+	struct cpu *cpu = this_cpu();
+
+	sources->interrupts = __atomic_load_n(&cpu->interrupts, __ATOMIC_RELAXED);
+	sources->nmis = __atomic_load_n(&cpu->nmis, __ATOMIC_RELAXED);
+	sources->wake_ipis = __atomic_load_n(&cpu->wake_interrupts, __ATOMIC_RELAXED);
+	sources->wake_nmis = __atomic_load_n(&trigger_cpus[cpu->id].wake_nmis, __ATOMIC_RELAXED);
+}
+
+static enum trigger_wake classify_return(bool moved, bool deadline_passed,
+					 const struct wake_sources *before,
+					 const struct wake_sources *after)
+{
+	if (moved) {
+		if (after->wake_nmis != before->wake_nmis)
+			return TRIGGER_WAKE_NMI;
+		if (after->wake_ipis != before->wake_ipis)
+			return TRIGGER_WAKE_IPI;
+		return TRIGGER_WAKE_KICK;
+	}
+	if (deadline_passed)
+		return TRIGGER_WAKE_DEADLINE;
+	if (after->interrupts != before->interrupts || after->nmis != before->nmis)
+		return TRIGGER_WAKE_INTERRUPT;
+	return TRIGGER_WAKE_SPURIOUS;
+}
+
+/* One wait of @state returned for @wake: count it for the backend, the user, the sequence. */
+static void count_return(struct trigger_wait_state *state, enum trigger_wake wake)
+{
+	struct trigger_user *user = state->trigger->user;
+
+	state->waits++;
+	state->returns[wake]++;
+	state->last_return = wake;
+	if (wake == TRIGGER_WAKE_DEADLINE)
+		state->reached_deadline = true;
+	__atomic_fetch_add(&state->backend->counters.waits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&state->backend->counters.returns[wake], 1, __ATOMIC_RELAXED);
+	if (user) {
+		__atomic_fetch_add(&user->counters.waits, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->counters.returns[wake], 1, __ATOMIC_RELAXED);
+	}
+}
+
 static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site)
 {
 	struct trigger_wait_state *state = find_state(trigger);
-	struct trigger_counters *counters;
+	struct wake_sources before, after;
+	enum trigger_wake wake;
 	uint64_t start, generation;
-	bool timed_out = false;
 
 	if (!state) {
 		report_misuse("wait without a reset", trigger, site, NULL);
 		relax_once();
 		return true;
 	}
-	counters = &state->backend->counters;
-	__atomic_fetch_add(&counters->waits, 1, __ATOMIC_RELAXED);
 	if (trigger_moved(trigger, state)) {
 		/* Sticky: kicked since the reset (or the last return). */
-		__atomic_fetch_add(&counters->immediate, 1, __ATOMIC_RELAXED);
 		state->seen = trigger_generation(trigger);
+		count_return(state, TRIGGER_WAKE_STICKY);
 		return true;
 	}
+	wake_sources_now(&before);
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
-	__atomic_fetch_add(&counters->wait_cycles, cycles() - start, __ATOMIC_RELAXED);
-	if (generation == state->seen) {
-		if (deadline_cycles && cycles() >= deadline_cycles) {
-			timed_out = true;
-			__atomic_fetch_add(&counters->timeouts, 1, __ATOMIC_RELAXED);
-		} else {
-			__atomic_fetch_add(&counters->spurious, 1, __ATOMIC_RELAXED);
-		}
-	}
+	__atomic_fetch_add(&state->backend->counters.wait_cycles, cycles() - start,
+			   __ATOMIC_RELAXED);
+	wake_sources_now(&after);
+	wake = classify_return(generation != state->seen,
+			       deadline_cycles && cycles() >= deadline_cycles, &before, &after);
 	state->seen = generation;	/* the implicit reset */
-	return !timed_out;
+	count_return(state, wake);
+	return wake != TRIGGER_WAKE_DEADLINE;
 }
 
 void x86_trigger_wait(trigger_t *trigger, void *site)
@@ -168,15 +240,108 @@ bool x86_trigger_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *si
 	if (deadline_ns <= now) {
 		struct trigger_wait_state *state = find_state(trigger);
 
-		if (state && trigger_moved(trigger, state)) {
+		if (!state)
+			return wait_common(trigger, 1, site);	/* reports the misuse */
+		if (trigger_moved(trigger, state)) {
 			state->seen = trigger_generation(trigger);
+			count_return(state, TRIGGER_WAKE_STICKY);
 			return true;
 		}
-		if (state)
-			__atomic_fetch_add(&state->backend->counters.timeouts, 1, __ATOMIC_RELAXED);
+		count_return(state, TRIGGER_WAKE_DEADLINE);
 		return false;
 	}
 	return wait_common(trigger, deadline_cycles ? deadline_cycles : 1, site);
+}
+
+/* --- How a sequence ended, per user ------------------------------------------------ */
+
+static void add_to_user(struct trigger_user *user, uint64_t *field, uint64_t amount)
+{
+	if (user && amount)
+		__atomic_fetch_add(field, amount, __ATOMIC_RELAXED);
+}
+
+static bool take_unconfirmed_bit(trigger_t *trigger, unsigned int cpu)
+{
+	uint64_t bit = 1ull << (cpu % 64);
+
+	return __atomic_fetch_and(&trigger->unconfirmed[cpu / 64], ~bit, __ATOMIC_SEQ_CST) & bit;
+}
+
+/*
+ * The sequence's last return did not see a kick, yet the caller found its
+ * condition true and finished.  If the generation has moved since, the kick
+ * came after all: the waiter was only early.  Otherwise this CPU is marked in
+ * the trigger's unconfirmed mask for the kick to confirm (x86_trigger_kick).
+ * The mark and the kick's generation update are both locked RMWs, and each
+ * side looks at the other's after its own (the protocol of a halting
+ * waiter): either the kick sees the mark, or this CPU sees the kick and
+ * takes its mark back.
+ */
+static void confirm_later(struct trigger_wait_state *state)
+{
+	trigger_t *trigger = state->trigger;
+	struct trigger_user *user = trigger->user;
+	unsigned int cpu = cpu_id();
+
+	if (trigger_moved(trigger, state)) {
+		add_to_user(user, &user->counters.before_its_kick, 1);
+		return;
+	}
+	add_to_user(user, &user->counters.awaiting_kick, 1);
+	__atomic_fetch_or(&trigger->unconfirmed[cpu / 64], 1ull << (cpu % 64), __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&trigger->generation, __ATOMIC_SEQ_CST) != state->seen &&
+	    take_unconfirmed_bit(trigger, cpu)) {
+		__atomic_fetch_sub(&user->counters.awaiting_kick, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->counters.before_its_kick, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* The kick: every CPU marked unconfirmed on @trigger was only early. */
+static void confirm_early_finishers(trigger_t *trigger)
+{
+	struct trigger_user *user = trigger->user;
+	uint64_t confirmed = 0;
+
+	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
+		if (__atomic_load_n(&trigger->unconfirmed[word], __ATOMIC_SEQ_CST))
+			confirmed += cpumask_word_weight_(
+				__atomic_exchange_n(&trigger->unconfirmed[word], 0, __ATOMIC_SEQ_CST));
+	}
+	if (confirmed) {
+		__atomic_fetch_sub(&user->counters.awaiting_kick, confirmed, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->counters.before_its_kick, confirmed, __ATOMIC_RELAXED);
+	}
+}
+
+static void account_sequence(struct trigger_wait_state *state)
+{
+	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
+	struct trigger_user *user = state->trigger->user;
+
+	cpu->last = (struct trigger_sequence_record){
+		.backend = state->backend->id,
+		.waits = state->waits,
+		.sleeps = state->sleeps,
+		.last_return = state->last_return,
+	};
+	memcpy(cpu->last.returns, state->returns, sizeof(cpu->last.returns));
+	if (!user)
+		return;
+	add_to_user(user, &user->counters.sequences, 1);
+	add_to_user(user, &user->counters.sleeps, state->sleeps);
+	add_to_user(user, &user->counters.reached_deadline, state->reached_deadline);
+	if (state->waits == 0)
+		add_to_user(user, &user->counters.before_waiting, 1);
+	else if (trigger_wake_saw_kick(state->last_return))
+		add_to_user(user, &user->counters.by_kick, 1);
+	else
+		confirm_later(state);
+}
+
+void trigger_last_sequence(unsigned int cpu, struct trigger_sequence_record *record)
+{
+	*record = trigger_cpus[cpu].last;
 }
 
 void x86_trigger_finish(trigger_t *trigger, void *site)
@@ -190,6 +355,7 @@ void x86_trigger_finish(trigger_t *trigger, void *site)
 		return;
 	}
 	enabled = state->irqs_were_enabled;
+	account_sequence(state);
 	/* Remove it, keeping the order of any sequences below or above it. */
 	memmove(state, state + 1, (size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
 	cpu->depth--;
@@ -255,6 +421,8 @@ void x86_trigger_kick(trigger_t *trigger)
 	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
 	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters);
 	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters);
+	if (trigger->user)
+		confirm_early_finishers(trigger);
 }
 
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
@@ -288,8 +456,10 @@ static bool trigger_nmi(struct interrupt_frame *frame)
 							  pending - 1, false, __ATOMIC_ACQ_REL,
 							  __ATOMIC_ACQUIRE))
 		;
-	if (pending)
+	if (pending) {
 		ours = true;
+		cpu->wake_nmis++;
+	}
 	/* Caught between the last look and the HLT: resume past the HLT. */
 	if (frame->rip >= (uint64_t)trigger_halt_window_start &&
 	    frame->rip < (uint64_t)trigger_halt_window_end) {
@@ -371,31 +541,128 @@ void trigger_counters_read(enum trigger_backend_id backend, struct trigger_count
 	*counters = trigger_backends[backend].counters;
 }
 
-void trigger_report_usage(const char *prefix)
+/* "sticky 3 kick 10 ipi 2 ..." for the returns that happened */
+static void format_returns(char *buffer, size_t size, const uint64_t *now, const uint64_t *before)
+{
+	size_t used = 0;
+
+	buffer[0] = '\0';
+	for (int wake = 0; wake < TRIGGER_WAKE_COUNT && used < size; wake++) {
+		uint64_t count = now[wake] - before[wake];
+
+		if (count)
+			used += (size_t)snprintf(buffer + used, size - used, " %s %llu",
+						 trigger_wake_name(wake), (unsigned long long)count);
+	}
+}
+
+static void report_backends(const char *prefix)
 {
 	static struct trigger_counters reported[TRIGGER_BACKEND_COUNT];
 
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
 		struct trigger_counters now = trigger_backends[i].counters;
 		struct trigger_counters *before = &reported[i];
+		char returns[160];
 
 		if (now.waits == before->waits && now.kicks == before->kicks)
 			continue;
-		kprintf("%strigger %s: waits %llu kicks %llu immediate %llu spurious %llu ipis %llu "
-			"nmis %llu pv_kicks %llu timeouts %llu spin_fallbacks %llu waited %llu us\n",
+		format_returns(returns, sizeof(returns), now.returns, before->returns);
+		kprintf("%strigger %s: waits %llu (returns:%s) sleeps %llu kicks %llu ipis %llu "
+			"nmis %llu pv_kicks %llu spin_fallbacks %llu waited %llu us\n",
 			prefix, trigger_backends[i].name,
-			(unsigned long long)(now.waits - before->waits),
+			(unsigned long long)(now.waits - before->waits), returns,
+			(unsigned long long)(now.sleeps - before->sleeps),
 			(unsigned long long)(now.kicks - before->kicks),
-			(unsigned long long)(now.immediate - before->immediate),
-			(unsigned long long)(now.spurious - before->spurious),
 			(unsigned long long)(now.ipis - before->ipis),
 			(unsigned long long)(now.nmis - before->nmis),
 			(unsigned long long)(now.pv_kicks - before->pv_kicks),
-			(unsigned long long)(now.timeouts - before->timeouts),
 			(unsigned long long)(now.spin_fallbacks - before->spin_fallbacks),
 			(unsigned long long)(cycles_to_ns(now.wait_cycles - before->wait_cycles) / 1000));
 		*before = now;
 	}
+}
+
+extern struct trigger_user *const __start_trigger_users[];
+extern struct trigger_user *const __stop_trigger_users[];
+
+#define for_each_trigger_user(user_pointer) \
+	for (struct trigger_user *const *user_pointer = __start_trigger_users; \
+	     user_pointer < __stop_trigger_users; user_pointer++)
+
+struct trigger_user *trigger_user_find(const char *name)
+{
+	for_each_trigger_user(user) {
+		if (strcmp((*user)->name, name) == 0)
+			return *user;
+	}
+	return NULL;
+}
+
+void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_counters *counters)
+{
+	struct trigger_user_counters *live = &user->counters;
+
+	counters->sequences = __atomic_load_n(&live->sequences, __ATOMIC_RELAXED);
+	counters->before_waiting = __atomic_load_n(&live->before_waiting, __ATOMIC_RELAXED);
+	counters->by_kick = __atomic_load_n(&live->by_kick, __ATOMIC_RELAXED);
+	counters->before_its_kick = __atomic_load_n(&live->before_its_kick, __ATOMIC_RELAXED);
+	counters->awaiting_kick = __atomic_load_n(&live->awaiting_kick, __ATOMIC_RELAXED);
+	counters->reached_deadline = __atomic_load_n(&live->reached_deadline, __ATOMIC_RELAXED);
+	counters->waits = __atomic_load_n(&live->waits, __ATOMIC_RELAXED);
+	counters->sleeps = __atomic_load_n(&live->sleeps, __ATOMIC_RELAXED);
+	for (int wake = 0; wake < TRIGGER_WAKE_COUNT; wake++)
+		counters->returns[wake] = __atomic_load_n(&live->returns[wake], __ATOMIC_RELAXED);
+}
+
+/*
+ * Indexed like __start_trigger_users; users beyond it are reported in full
+ * each time (there are a handful: the converted users and the tests').
+ */
+#define REPORTED_USERS_MAX 16
+
+/*
+ * The counters are cumulative, so each report prints what moved since the
+ * last one; "still without a kick" is a level, not a flow: the sequences
+ * since boot that ended before a kick that has not come.
+ */
+static void report_users(const char *prefix)
+{
+	static struct trigger_user_counters reported[REPORTED_USERS_MAX];
+	unsigned int index = 0;
+
+	for_each_trigger_user(user) {
+		struct trigger_user_counters now, unreported = { 0 }, *before = &unreported;
+		char returns[160];
+
+		if (index < REPORTED_USERS_MAX)
+			before = &reported[index];
+		index++;
+		trigger_user_counters_read(*user, &now);
+		if (now.sequences == before->sequences && now.waits == before->waits &&
+		    now.awaiting_kick == before->awaiting_kick)
+			continue;
+		format_returns(returns, sizeof(returns), now.returns, before->returns);
+		kprintf("%strigger user %s: sequences %llu: by its kick %llu, before waiting %llu, "
+			"before its kick %llu, reached a deadline %llu, still without a kick %llu; "
+			"waits %llu (returns:%s) sleeps %llu\n",
+			prefix, (*user)->name,
+			(unsigned long long)(now.sequences - before->sequences),
+			(unsigned long long)(now.by_kick - before->by_kick),
+			(unsigned long long)(now.before_waiting - before->before_waiting),
+			(unsigned long long)(now.before_its_kick - before->before_its_kick),
+			(unsigned long long)(now.reached_deadline - before->reached_deadline),
+			(unsigned long long)now.awaiting_kick,
+			(unsigned long long)(now.waits - before->waits), returns,
+			(unsigned long long)(now.sleeps - before->sleeps));
+		*before = now;
+	}
+}
+
+void trigger_report_usage(const char *prefix)
+{
+	report_backends(prefix);
+	report_users(prefix);
 }
 
 void trigger_nmi_init(void)

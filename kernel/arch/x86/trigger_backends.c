@@ -53,11 +53,19 @@ static bool past(uint64_t deadline_cycles)
 	return deadline_cycles && cycles() >= deadline_cycles;
 }
 
-/* --- spin: the seed's generic behaviour, one PAUSE per wait ------------------ */
-
+/*
+ * --- spin: the seed's generic behaviour, PAUSE until the kick ------------------
+ *
+ * The seed's generic trigger_wait() is one cpu_relax(), which returns
+ * spuriously every time.  Here the loop looks at the generation itself, so
+ * that a spin wait, like every other, returns for its kick (or its
+ * deadline): the counters then tell a sequence ended by its kick from one
+ * that found its condition by polling.
+ */
 static void spin_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	spin_step(state);
+	while (!trigger_moved(trigger, state) && !past(deadline))
+		spin_step(state);
 }
 
 /* --- mwait ------------------------------------------------------------------- */
@@ -98,6 +106,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 	if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
+		trigger_count_sleep(state);
 		sti_mwait(trigger_mwait_hint, 0);
 		/*
 		 * Where MWAIT returns at once (QEMU TCG, more than one vCPU)
@@ -107,6 +116,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		 */
 		sti_relax_cli();
 	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
+		trigger_count_sleep(state);
 		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
 	} else {
 		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
@@ -169,6 +179,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		if (trigger_hlt_broken || !trigger_moved(trigger, state)) {
 			arm_deadline(deadline);
 			delay_inside_window();
+			trigger_count_sleep(state);
 			sti_hlt();	/* a pending wake IPI ends the HLT at once */
 			cli();
 		}
@@ -187,6 +198,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
+	trigger_count_sleep(state);	/* unless the generation moved just now */
 	if (trigger_hlt_broken) {
 		hlt();
 	} else {
@@ -236,6 +248,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	 * MWAITX's own timer bounds the wait, so it is safe with interrupts
 	 * off too; with them on, "sti; mwaitx" as for MWAIT.
 	 */
+	trigger_count_sleep(state);
 	if (state->irqs_were_enabled) {
 		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 		sti_relax_cli();	/* as for MWAIT */
@@ -267,6 +280,7 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	 * limit), on a store to the line, or on an interrupt; it needs no IF,
 	 * so with interrupts off the slice bounds it.
 	 */
+	trigger_count_sleep(state);
 	if (state->irqs_were_enabled)
 		sti();
 	umwait(UMWAIT_C0_2, until);

@@ -14,7 +14,13 @@ struct trigger_wait_state {
 	struct trigger_backend *backend;	/* bound at reset */
 	uint64_t seen;				/* the generation this waiter has seen */
 	bool irqs_were_enabled;			/* at the reset */
+	bool reached_deadline;			/* some wait returned at its deadline */
 	void *reset_site;
+	/* What this sequence's waits did, for the counters (trigger_backend.h). */
+	uint32_t waits;
+	uint32_t sleeps;
+	uint32_t returns[TRIGGER_WAKE_COUNT];
+	enum trigger_wake last_return;
 };
 
 struct trigger_backend {
@@ -32,6 +38,13 @@ struct trigger_backend {
 };
 
 extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
+
+/* A backend calls this right before each sleeping instruction it executes. */
+static inline void trigger_count_sleep(struct trigger_wait_state *state)
+{
+	state->sleeps++;
+	__atomic_fetch_add(&state->backend->counters.sleeps, 1, __ATOMIC_RELAXED);
+}
 
 /* Shared knobs, set by trigger_boot_init(). */
 extern uint64_t trigger_spin_budget_cycles;

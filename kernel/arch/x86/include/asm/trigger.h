@@ -19,6 +19,8 @@
 
 #define ARCH_HAS_TRIGGER 1
 
+struct trigger_user;
+
 #define TRIGGER_CACHE_LINE	64
 #define TRIGGER_MASK_WORDS	4	/* 256 CPUs */
 
@@ -28,13 +30,21 @@ struct trigger {
 	uint8_t line_padding[TRIGGER_CACHE_LINE - sizeof(uint64_t)];
 	uint64_t ipi_waiters[TRIGGER_MASK_WORDS];
 	uint64_t nmi_waiters[TRIGGER_MASK_WORDS];
+	/*
+	 * The accounting of converted users (trigger_backend.h): who waits on
+	 * this trigger, and the CPUs whose last sequence here ended before its
+	 * kick was seen, for the kick to confirm.
+	 */
+	struct trigger_user *user;
+	uint64_t unconfirmed[TRIGGER_MASK_WORDS];
 } __attribute__((aligned(TRIGGER_CACHE_LINE)));
 
 typedef struct trigger trigger_t;
 
 #define DEFINE_TRIGGER(name) trigger_t name = { .generation = 0 }
+#define DEFINE_TRIGGER_FOR(name, trigger_user) trigger_t name = { .user = (trigger_user) }
 
-void x86_trigger_init(trigger_t *trigger);
+void x86_trigger_init(trigger_t *trigger, struct trigger_user *user);
 void x86_trigger_reset(trigger_t *trigger, void *caller);
 void x86_trigger_wait(trigger_t *trigger, void *caller);
 bool x86_trigger_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *caller);
@@ -48,7 +58,7 @@ void x86_trigger_finish(trigger_t *trigger, void *caller);
  */
 #define TRIGGER_CALL_SITE() ({ __label__ call_site; call_site: (void *)&&call_site; })
 
-#define __raw_trigger_init(t)			x86_trigger_init(t)
+#define __raw_trigger_init(t, user)		x86_trigger_init(t, user)
 #define __raw_trigger_reset(t)			x86_trigger_reset(t, TRIGGER_CALL_SITE())
 #define __raw_trigger_wait(t)			x86_trigger_wait(t, TRIGGER_CALL_SITE())
 #define __raw_trigger_wait_timeout(t, d)	x86_trigger_wait_timeout(t, d, TRIGGER_CALL_SITE())

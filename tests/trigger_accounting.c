@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every return of a trigger wait is accounted by why it returned
+ * (trigger_backend.h: sticky, kick, ipi, nmi, interrupt, deadline,
+ * spurious), per backend, per CPU's last sequence and per user; and every
+ * sequence of a user by how it ended (before waiting, by its kick, before
+ * its kick, still without a kick, reached a deadline).  The suites of the
+ * converted users (call completion, stop_machine, the MCS hand-over, AP
+ * bring-up) assert on these counters, so this suite checks that they say
+ * what happened, one situation at a time.
+ */
+#include <cpu.h>
+#include <irq.h>
+#include <smp.h>
+#include <test.h>
+#include <time.h>
+#include <trigger.h>
+#include <trigger_backend.h>
+#include "trigger_test.h"
+#include <watchdog.h>
+
+#define MILLISECOND		1000000ull
+#define REMOTE_TIMEOUT_NS	(2000ull * MILLISECOND)
+
+static DEFINE_TRIGGER(plain_trigger);
+
+DEFINE_TRIGGER_USER(trigger_user_accounting_test, "accounting_test");
+static DEFINE_TRIGGER_FOR(user_trigger, &trigger_user_accounting_test);
+
+static void restore_backend(void)
+{
+	trigger_test_restore_boot_backend();
+}
+
+static void read_user(struct trigger_user_counters *counters)
+{
+	trigger_user_counters_read(&trigger_user_accounting_test, counters);
+}
+
+/* A CPU other than this one without the watchdog's periodic tick, or -1. */
+static int tickless_other_cpu(void)
+{
+	for (unsigned int i = 0; i < cpus_present(); i++) {
+		if (i != cpu_id() && cpu_is_online(i) && (int)i != watchdog_cpu())
+			return (int)i;
+	}
+	return -1;
+}
+
+/* --- One CPU's own waits ------------------------------------------------------------- */
+
+static void a_sticky_return_is_counted_as_sticky(void)
+{
+	struct trigger_sequence_record record;
+
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	trigger_reset(&plain_trigger);
+	trigger_kick(&plain_trigger);
+	trigger_wait(&plain_trigger);
+	trigger_finish(&plain_trigger);
+	trigger_last_sequence(cpu_id(), &record);
+	EXPECT_EQ(record.backend, TRIGGER_BACKEND_SPIN);
+	EXPECT_EQ(record.waits, 1u);
+	EXPECT_EQ(record.returns[TRIGGER_WAKE_STICKY], 1u);
+	EXPECT_EQ(record.last_return, TRIGGER_WAKE_STICKY);
+	EXPECT_EQ(record.sleeps, 0u);
+}
+
+static void a_return_at_the_deadline_is_counted_as_such(void)
+{
+	struct trigger_sequence_record record;
+	struct trigger_counters before, after;
+	uint64_t deadline;
+
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	trigger_counters_read(TRIGGER_BACKEND_SPIN, &before);
+	trigger_reset(&plain_trigger);
+	deadline = now_ns() + MILLISECOND;
+	while (trigger_wait_timeout(&plain_trigger, deadline))
+		;
+	trigger_finish(&plain_trigger);
+	trigger_counters_read(TRIGGER_BACKEND_SPIN, &after);
+	trigger_last_sequence(cpu_id(), &record);
+	/* The spin backend looks until the kick or the deadline: one wait, no kick. */
+	EXPECT_EQ(record.waits, 1u);
+	EXPECT_EQ(record.last_return, TRIGGER_WAKE_DEADLINE);
+	EXPECT_EQ(record.returns[TRIGGER_WAKE_DEADLINE], 1u);
+	EXPECT_EQ(after.returns[TRIGGER_WAKE_DEADLINE], before.returns[TRIGGER_WAKE_DEADLINE] + 1);
+	EXPECT_EQ(after.waits, before.waits + 1);
+	EXPECT_GE(now_ns(), deadline);
+}
+
+/* --- A waiter on another CPU, kicked from here ----------------------------------------- */
+
+static DEFINE_TRIGGER(remote_trigger);
+static volatile unsigned long remote_flag;
+static struct trigger_sequence_record remote_record;
+
+struct remote_wait {
+	unsigned long target;
+	bool interrupts_on;
+};
+
+static void wait_for_remote_flag(void *argument)
+{
+	const struct remote_wait *wait = argument;
+	bool was_enabled = local_irq_save();
+
+	if (wait->interrupts_on)
+		local_irq_enable();
+	trigger_reset(&remote_trigger);
+	while (__atomic_load_n(&remote_flag, __ATOMIC_ACQUIRE) != wait->target)
+		trigger_wait(&remote_trigger);
+	trigger_finish(&remote_trigger);
+	local_irq_restore(was_enabled);
+	trigger_last_sequence(cpu_id(), &remote_record);
+}
+
+/*
+ * Start a waiter on @cpu, give it time to go to sleep, kick, and return what
+ * its sequence recorded.  Whether it was asleep by the time of the kick is
+ * up to the host's scheduling; what it recorded is exact either way.
+ */
+static bool kick_a_remote_waiter(int cpu, bool interrupts_on, struct trigger_sequence_record *record)
+{
+	struct remote_wait wait = { .target = remote_flag + 1, .interrupts_on = interrupts_on };
+
+	if (!smp_run_on_async((unsigned int)cpu, wait_for_remote_flag, &wait))
+		return false;
+	udelay(2000);
+	__atomic_store_n(&remote_flag, wait.target, __ATOMIC_RELEASE);
+	trigger_kick(&remote_trigger);
+	if (!smp_wait_for((unsigned int)cpu, REMOTE_TIMEOUT_NS))
+		return false;
+	*record = remote_record;
+	return true;
+}
+
+static void a_spinning_waiter_is_ended_by_the_kick_itself(void)
+{
+	int cpu = tickless_other_cpu();
+	struct trigger_sequence_record record;
+
+	if (cpu < 0)
+		test_skip("no other CPU without the watchdog's tick");
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	ASSERT_TRUE(kick_a_remote_waiter(cpu, true, &record));
+	EXPECT_EQ(record.backend, TRIGGER_BACKEND_SPIN);
+	EXPECT_TRUE(trigger_wake_saw_kick(record.last_return));
+	EXPECT_EQ(record.returns[TRIGGER_WAKE_IPI] + record.returns[TRIGGER_WAKE_NMI], 0u);
+	EXPECT_EQ(record.sleeps, 0u);
+}
+
+/*
+ * A halted waiter on a CPU with no timer of its own can only have been
+ * woken by the kick's wake interrupt: an IPI when it waits with interrupts
+ * on, an NMI when they are off.
+ */
+static void check_halted_waiter(bool interrupts_on, enum trigger_wake expected)
+{
+	int cpu = tickless_other_cpu();
+	struct trigger_sequence_record record;
+
+	if (cpu < 0)
+		test_skip("no other CPU without the watchdog's tick");
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_HLT));
+	ASSERT_TRUE(kick_a_remote_waiter(cpu, interrupts_on, &record));
+	test_diag("waits %u sleeps %u, last return %s", record.waits, record.sleeps,
+		  trigger_wake_name(record.last_return));
+	EXPECT_EQ(record.backend, TRIGGER_BACKEND_HLT);
+	EXPECT_TRUE(trigger_wake_saw_kick(record.last_return));
+	if (record.sleeps == 0)
+		return;		/* never got to sleep before the kick: a look saw it */
+	EXPECT_EQ(record.returns[expected], 1u);
+	EXPECT_EQ(record.last_return, expected);
+}
+
+static void a_halted_waiter_is_ended_by_the_wake_ipi(void)
+{
+	check_halted_waiter(true, TRIGGER_WAKE_IPI);
+}
+
+static void a_halted_waiter_with_interrupts_off_is_ended_by_the_wake_nmi(void)
+{
+	check_halted_waiter(false, TRIGGER_WAKE_NMI);
+}
+
+/* --- A user's sequences ------------------------------------------------------------------ */
+
+static void a_users_sequences_are_accounted_by_how_they_ended(void)
+{
+	struct trigger_user_counters before, after;
+	bool condition = true;
+
+	ASSERT_TRUE(trigger_user_find("accounting_test") == &trigger_user_accounting_test);
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	read_user(&before);
+
+	/* The condition held at the reset: no wait. */
+	trigger_reset(&user_trigger);
+	while (!condition)
+		trigger_wait(&user_trigger);
+	trigger_finish(&user_trigger);
+
+	/* Kicked: the wait returns for the kick. */
+	trigger_reset(&user_trigger);
+	trigger_kick(&user_trigger);
+	trigger_wait(&user_trigger);
+	trigger_finish(&user_trigger);
+
+	read_user(&after);
+	EXPECT_EQ(after.sequences, before.sequences + 2);
+	EXPECT_EQ(after.before_waiting, before.before_waiting + 1);
+	EXPECT_EQ(after.by_kick, before.by_kick + 1);
+	EXPECT_EQ(after.awaiting_kick, before.awaiting_kick);
+	EXPECT_EQ(after.reached_deadline, before.reached_deadline);
+	EXPECT_EQ(after.waits, before.waits + 1);
+	EXPECT_EQ(after.returns[TRIGGER_WAKE_STICKY], before.returns[TRIGGER_WAKE_STICKY] + 1);
+}
+
+/*
+ * A sequence that ends without seeing a kick (here: at a deadline, its
+ * condition set by no one) waits for one; when a kick does come it was only
+ * early.  A kick that never comes leaves it counted "still without a kick".
+ */
+static void a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick(void)
+{
+	struct trigger_user_counters before, finished, kicked;
+
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	read_user(&before);
+	trigger_reset(&user_trigger);
+	trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND);
+	trigger_finish(&user_trigger);
+	read_user(&finished);
+	trigger_kick(&user_trigger);
+	read_user(&kicked);
+
+	EXPECT_EQ(finished.sequences, before.sequences + 1);
+	EXPECT_EQ(finished.reached_deadline, before.reached_deadline + 1);
+	EXPECT_EQ(finished.awaiting_kick, before.awaiting_kick + 1);
+	EXPECT_EQ(finished.before_its_kick, before.before_its_kick);
+	EXPECT_EQ(kicked.awaiting_kick, before.awaiting_kick);
+	EXPECT_EQ(kicked.before_its_kick, before.before_its_kick + 1);
+}
+
+static const struct test_case trigger_accounting_cases[] = {
+	TEST_CASE(a_sticky_return_is_counted_as_sticky),
+	TEST_CASE(a_return_at_the_deadline_is_counted_as_such),
+	TEST_CASE(a_spinning_waiter_is_ended_by_the_kick_itself),
+	TEST_CASE(a_halted_waiter_is_ended_by_the_wake_ipi),
+	TEST_CASE(a_halted_waiter_with_interrupts_off_is_ended_by_the_wake_nmi),
+	TEST_CASE(a_users_sequences_are_accounted_by_how_they_ended),
+	TEST_CASE(a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick),
+};
+
+TEST_SUITE(trigger_accounting, trigger_accounting_cases, NULL, restore_backend);
