@@ -216,6 +216,10 @@ static bool apply_machine(const struct cmdline_word *word, const char **error)
 /* The names of break= (options.h), in BREAK_* bit order. */
 static const char *const break_names[] = {
 	"cr0_cd",
+	"bochs_monitor_operand",
+	"bochs_wake_ipi",
+	"store_kick_elsewhere",
+	"store_kicker_monitors",
 };
 
 static bool apply_break(const struct cmdline_word *word, const char **error)
@@ -278,7 +282,8 @@ static const struct option known_options[] = {
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 	{ "machine", "bochs (temporary)", apply_machine },
-	{ "break", "test only: cr0_cd, comma-separated", apply_break },
+	{ "break", "test only: cr0_cd, bochs_monitor_operand, bochs_wake_ipi, store_kick_elsewhere "
+		   "or store_kicker_monitors, comma-separated", apply_break },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

@@ -44,6 +44,12 @@ extern struct kernel_options kernel_options;
  * section for each that expects the failure).  Never for real runs.
  */
 #define BREAK_CR0_CD		(1u << 0)	/* cr0_cd: one AP sets CR0.CD and NW after bring-up */
+#define BREAK_BOCHS_MONITOR_OPERAND (1u << 1)	/* bochs_monitor_operand: no INVLPG (bug 1) */
+#define BREAK_BOCHS_WAKE_IPI	(1u << 2)	/* bochs_wake_ipi: MWAIT sleepers not IPI'd (bug 3) */
+#define BREAK_STORE_KICK_ELSEWHERE (1u << 3)	/* store_kick_elsewhere: the store test's kicker
+						 * writes another line, not the trigger's */
+#define BREAK_STORE_KICKER_MONITORS (1u << 4)	/* store_kicker_monitors: the store test's kicker
+						 * executes MONITOR before it kicks (bug 3) */
 
 /** option_break - whether break=@what (a BREAK_* bit) was given */
 static inline bool option_break(unsigned int what)

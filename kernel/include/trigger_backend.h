@@ -219,6 +219,30 @@ void trigger_set_misuse_hook(void (*hook)(const char *message));
  */
 void trigger_set_broken_hlt(bool broken);
 
+/**
+ * trigger_set_monitor_store_only - test only: interrupts-off waits of the
+ * mwait and mwaitx backends sleep with ECX=0 (no interrupt break, no
+ * MWAITX timer, no LAPIC bound) and are never sent a wake IPI, so that
+ * only a store to the line (or an NMI, SMI, INIT) can end them
+ */
+void trigger_set_monitor_store_only(bool store_only);
+
+/*
+ * What the Bochs 2.7 workarounds did (trigger_bochs.c), when told
+ * machine=bochs; all zero elsewhere.
+ */
+struct trigger_bochs_counts {
+	uint64_t monitors;		/* MONITOR/MONITORX armed after an INVLPG (bug 1) */
+	uint64_t sleeps;		/* MWAIT/MWAITX sleeps under Bochs */
+	uint64_t published_sleeps;	/* of them: published for the kick's wake IPI (bug 3) */
+	uint64_t reset_sleeps;		/* of them: another CPU armed a monitor meanwhile */
+	uint64_t reset_sleeps_kicked;	/* of those: ended with the generation moved */
+	uint64_t mwaitx_oneshots;	/* interrupts-off MWAITX bounded by the LAPIC (bug 6) */
+};
+
+/** trigger_bochs_counts_read - the Bochs workarounds' counts so far */
+void trigger_bochs_counts_read(struct trigger_bochs_counts *counts);
+
 /** trigger_set_halt_window_delay - test only: widen the window before the halt */
 void trigger_set_halt_window_delay(uint64_t nanoseconds);
 

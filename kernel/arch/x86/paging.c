@@ -234,6 +234,29 @@ bool paging_query(uint64_t address, unsigned int *attributes)
 	return false;
 }
 
+bool paging_translate(uint64_t address, uint64_t *physical)
+{
+	uint64_t *table = kernel_pml4;
+
+	if (!table) {
+		*physical = address;	/* the boot map is the identity */
+		return address < BOOT_MAP_LIMIT;
+	}
+	for (int level = 4; level >= 1; level--) {
+		uint64_t entry = table[table_index(address, level)];
+		uint64_t size = 1ull << (12 + 9 * (level - 1));
+
+		if (!(entry & PTE_PRESENT))
+			return false;
+		if (level == 1 || (level == 2 && (entry & PTE_LARGE))) {
+			*physical = (entry & PTE_ADDRESS_MASK & ~(size - 1)) | (address & (size - 1));
+			return true;
+		}
+		table = table_at(entry);
+	}
+	return false;
+}
+
 /* SDM vol 3A, 12.12.3: the PAT entry is PAT:PCD:PWT, PAT at bit 7 or (large) 12. */
 static unsigned int pat_index_of(uint64_t entry, bool large)
 {

@@ -663,6 +663,7 @@ void trigger_report_usage(const char *prefix)
 {
 	report_backends(prefix);
 	report_users(prefix);
+	trigger_bochs_report(prefix);
 }
 
 void trigger_nmi_init(void)

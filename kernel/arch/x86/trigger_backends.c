@@ -28,9 +28,6 @@ uint64_t trigger_halt_window_delay_cycles;
 #define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
 #define CPUID_MONITORX		(1u << 29)	/* CPUID.80000001H:ECX */
 #define CPUID_WAITPKG		(1u << 5)	/* CPUID.(EAX=07H,ECX=0):ECX */
-#define CPUID5_EXTENSIONS	(1u << 0)	/* CPUID.05H:ECX: MWAIT extensions enumerated */
-#define CPUID5_INTERRUPT_BREAK	(1u << 1)	/* CPUID.05H:ECX: ECX[0] of MWAIT honoured */
-#define MWAIT_INTERRUPT_BREAK	(1u << 0)
 #define MWAITX_TIMER_ENABLE	(1u << 1)
 #define MSR_UMWAIT_CONTROL	0xe1
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
@@ -86,24 +83,17 @@ static bool mwait_may_sleep_with_interrupts_off(void)
 	return !hypervisor_info()->tcg;
 }
 
-static uint32_t mwait_extensions_for_interrupts_off(void)
-{
-	struct cpuid_result leaf = cpuid(5);
-
-	if ((leaf.ecx & CPUID5_EXTENSIONS) && (leaf.ecx & CPUID5_INTERRUPT_BREAK))
-		return MWAIT_INTERRUPT_BREAK;
-	return 0;
-}
-
 static void arm_deadline(uint64_t deadline);
 
 static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
+	bool published = trigger_bochs_sleep_begin(trigger, state), slept = true;
 	/* Armed, then checked, then slept on: a kick in between changes the line. */
-	monitor(&trigger->generation, 0, 0);
-	if (trigger_moved(trigger, state))
-		return;
-	if (state->irqs_were_enabled) {
+	uint64_t monitors = trigger_monitor(&trigger->generation);
+
+	if (trigger_moved(trigger, state)) {
+		slept = false;
+	} else if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
 		trigger_count_sleep(state);
@@ -115,13 +105,16 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		 * interrupt would ever be taken while waiting.
 		 */
 		sti_relax_cli();
-	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
+	} else if (mwait_may_sleep_with_interrupts_off() && !deadline &&
+		   trigger_bochs_may_sleep_interrupts_off()) {
 		trigger_count_sleep(state);
-		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
+		mwait(trigger_mwait_hint, trigger_monitor_store_only ? 0 : trigger_interrupt_break());
 	} else {
 		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
 		cpu_relax();
+		slept = false;
 	}
+	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);
 }
 
 /* --- hlt ----------------------------------------------------------------------- */
@@ -237,24 +230,46 @@ static const char *mwaitx_unavailable(void)
 
 static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES;
+	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES, monitors;
+	bool published, slept = true;
 
 	if (deadline && deadline > now && deadline - now < slice)
 		slice = deadline - now;
-	monitorx(&trigger->generation, 0, 0);
-	if (trigger_moved(trigger, state))
-		return;
-	/*
-	 * MWAITX's own timer bounds the wait, so it is safe with interrupts
-	 * off too; with them on, "sti; mwaitx" as for MWAIT.
-	 */
-	trigger_count_sleep(state);
-	if (state->irqs_were_enabled) {
-		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
-		sti_relax_cli();	/* as for MWAIT */
+	published = trigger_bochs_sleep_begin(trigger, state);
+	monitors = trigger_monitorx(&trigger->generation);
+	if (trigger_moved(trigger, state)) {
+		slept = false;
+	} else if (!trigger_bochs && !trigger_monitor_store_only) {
+		/*
+		 * MWAITX's own timer bounds the wait, so it is safe with
+		 * interrupts off too; with them on, "sti; mwaitx" as for MWAIT.
+		 */
+		trigger_count_sleep(state);
+		if (state->irqs_were_enabled) {
+			sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+			sti_relax_cli();	/* as for MWAIT */
+		} else {
+			mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+		}
+	} else if (state->irqs_were_enabled) {
+		/* Under Bochs, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
+		arm_deadline(deadline);
+		trigger_count_sleep(state);
+		sti_mwaitx(trigger_mwait_hint, 0, 0);
+		sti_relax_cli();
+	} else if (trigger_monitor_store_only) {
+		trigger_count_sleep(state);
+		mwaitx(trigger_mwait_hint, 0, 0);
+	} else if (trigger_interrupt_break()) {
+		trigger_bochs_bound_mwaitx(slice);
+		trigger_count_sleep(state);
+		mwaitx(trigger_mwait_hint, trigger_interrupt_break(), 0);
 	} else {
-		mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		cpu_relax();
+		slept = false;
 	}
+	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);
 }
 
 /* --- umwait (SDM vol 2: UMONITOR, UMWAIT) --------------------------------------- */
@@ -419,7 +434,7 @@ static enum mwait_try_result mwait_try(uint64_t *stayed_us)
 
 	armed = cycles();
 	timer_oneshot(MWAIT_PROBE_TIMER_NS);
-	monitor(mwait_probe_line, 0, 0);
+	trigger_monitor(mwait_probe_line);
 	began = cycles();
 	sti_mwait(0, 0);
 	cli();
@@ -517,6 +532,7 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	bool have_mwait = mwait_unavailable() == NULL;
 
 	trigger_nmi_init();
+	trigger_bochs_init();				/* before the probe arms a monitor */
 	trigger_mwait_hint = mwait_hint;
 	if (have_mwait)
 		measure_mwait_sleeps();

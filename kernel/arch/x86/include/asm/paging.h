@@ -3,6 +3,7 @@
 #define TRIGOS_ASM_PAGING_H
 /* What x86 page tables say beyond memory.h's generic mappings. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /**
@@ -12,5 +13,11 @@
  * for nothing
  */
 unsigned int paging_pat_indices(uint64_t start, uint64_t end);
+
+/**
+ * paging_translate - the physical address the kernel's page tables map
+ * @address to; false if it is not mapped
+ */
+bool paging_translate(uint64_t address, uint64_t *physical);
 
 #endif
