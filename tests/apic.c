@@ -80,9 +80,9 @@ static void every_cpu_runs_in_the_chosen_mode(void)
 		/* IA32_APIC_BASE.BSP: set on the boot CPU alone (SDM vol 3A, 12.4.4). */
 		EXPECT_EQ((base & APIC_BASE_BSP) != 0, cpu == 0);
 	}
-	test_diag("%s mode on all %u CPUs (IA32_APIC_BASE.EXTD %s); %u AP%s started by INIT/SIPI "
+	test_diag("%s mode on %u CPU%s (IA32_APIC_BASE.EXTD %s), %u of them started by INIT/SIPI "
 		  "in that mode", apic_mode_name(lapic_mode()), cpus_online(),
-		  x2apic ? "set" : "clear", cpus_online() - 1, cpus_online() == 2 ? "" : "s");
+		  cpus_online() == 1 ? "" : "s", x2apic ? "set" : "clear", cpus_online() - 1);
 }
 
 /*
