@@ -197,22 +197,6 @@ static bool apply_dump(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
-/* TEMPORARY stand-in until the bochs-run branch lands machine=bochs. */
-static bool told_bochs;
-
-bool running_under_bochs(void)
-{
-	return told_bochs;
-}
-
-static bool apply_machine(const struct cmdline_word *word, const char **error)
-{
-	if (!cmdline_value_is(word, "bochs"))
-		return false;
-	told_bochs = true;
-	return true;
-}
-
 /* The names of break= (options.h), in BREAK_* bit order. */
 static const char *const break_names[] = {
 	"cr0_cd",
@@ -281,7 +265,6 @@ static const struct option known_options[] = {
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
-	{ "machine", "bochs (temporary)", apply_machine },
 	{ "break", "test only: cr0_cd, bochs_monitor_operand, bochs_wake_ipi, store_kick_elsewhere "
 		   "or store_kicker_monitors, comma-separated", apply_break },
 };

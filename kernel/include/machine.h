@@ -30,9 +30,6 @@ enum exit_action {
 	EXIT_ACTION_POWEROFF,
 };
 
-/* TEMPORARY stand-in until the bochs-run branch lands machine=bochs. */
-bool running_under_bochs(void);
-
 /** verdict_name - "PASS", "FAIL", "SKIP" or "CRASH" */
 const char *verdict_name(enum verdict verdict);
 
