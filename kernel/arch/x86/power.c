@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Leaving the machine: QEMU's debug exit, reset and halt.
+ * Leaving the machine: QEMU's debug exit, Bochs's shutdown port, reset and halt.
  *
  * Reset tries, in order, each announced on the console before it is tried
  * (so that the last line on the screen names the way that worked):
@@ -24,6 +24,7 @@
 #include <asm/interrupts.h>
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
+#define BOCHS_SHUTDOWN_PORT	0x8900
 #define KEYBOARD_CONTROLLER	0x64
 #define KEYBOARD_INPUT_FULL	0x02
 #define KEYBOARD_PULSE_RESET	0xfe
@@ -34,6 +35,20 @@ void arch_qemu_debug_exit(uint32_t value)
 {
 	/* QEMU exits here if -device isa-debug-exit,iobase=0xf4 is present. */
 	outl(QEMU_DEBUG_EXIT_PORT, value);
+}
+
+/*
+ * Bochs's "unmapped" device ends the simulation when the bytes of "Shutdown"
+ * reach port 0x8900 one by one, in order; any other byte starts the sequence
+ * again (iodev/unmapped.cc, tag REL_2_7_FINAL).  Called only when
+ * running_under_bochs(): elsewhere the port may belong to some device.
+ */
+void arch_bochs_shutdown(void)
+{
+	static const char sequence[] = "Shutdown";
+
+	for (const char *byte = sequence; *byte; byte++)
+		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*byte);
 }
 
 void arch_halt_forever(void)
