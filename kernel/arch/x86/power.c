@@ -18,6 +18,7 @@
 #include <cpu.h>
 #include <ipi.h>
 #include <machine.h>
+#include <serial.h>
 #include <smp.h>
 #include <time.h>
 #include <asm/instructions.h>
@@ -47,6 +48,7 @@ void arch_bochs_shutdown(void)
 {
 	static const char sequence[] = "Shutdown";
 
+	serial_drain();
 	for (const char *byte = sequence; *byte; byte++)
 		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*byte);
 }
@@ -122,6 +124,7 @@ static void reset_through_acpi(void)
 	kprintf("# reboot: writing 0x%x to the ACPI reset register (%s)\n", fadt->reset_value,
 		where);
 	/* 4.8.3.6: the register is 8 bits wide, whatever width the GAS states. */
+	serial_drain();
 	problem = acpi_register_write(&fadt->reset_register, 1, fadt->reset_value);
 	if (problem) {
 		kprintf("# reboot: the ACPI reset register is unusable: %s\n", problem);
@@ -137,6 +140,7 @@ static void reset_through_keyboard_controller(void)
 	/* Wait (bounded) until it can take a command; absent, it reads 0xff. */
 	for (int wait = 0; wait < 100000 && (inb(KEYBOARD_CONTROLLER) & KEYBOARD_INPUT_FULL); wait++)
 		cpu_relax();
+	serial_drain();
 	outb(KEYBOARD_CONTROLLER, KEYBOARD_PULSE_RESET);
 	udelay(RESET_WAIT_US);
 	kprintf("# reboot: still running after the 8042 reset command\n");
@@ -149,6 +153,7 @@ void arch_reboot(void)
 	reset_through_acpi();
 	reset_through_keyboard_controller();
 	kprintf("# reboot: forcing a triple fault (an interrupt with an empty IDT)\n");
+	serial_drain();
 	cli();
 	lidt(&no_idt);
 	int3();
