@@ -42,6 +42,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
+	machine_identify();				/* QEMU by evidence, Bochs if told */
 	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
@@ -66,5 +67,5 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	boot_report();					/* what we found, as diagnostics */
 
 	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);
-	machine_exit(verdict);				/* QEMU exit code, halt or reboot */
+	machine_exit(verdict);				/* emulator's exit, halt or reboot */
 }

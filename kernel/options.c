@@ -187,6 +187,18 @@ static bool apply_exit(const struct cmdline_word *word, const char **error)
 	return false;
 }
 
+static bool apply_machine(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		kernel_options.machine = MACHINE_TOLD_NOTHING;
+	else if (cmdline_value_is(word, "bochs"))
+		kernel_options.machine = MACHINE_TOLD_BOCHS;
+	else
+		return false;
+	machine_set_told(kernel_options.machine);
+	return true;
+}
+
 static bool apply_dump(const struct cmdline_word *word, const char **error)
 {
 	unsigned int mask = word->has_value ? firmware_dump_parse(word->value, word->value_length) : 0;
@@ -255,6 +267,7 @@ static const struct option known_options[] = {
 	{ "seed", "a number", apply_seed },
 	{ "repeat", "1..100000", apply_repeat },
 	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },
+	{ "machine", "auto or bochs", apply_machine },
 	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
 	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
 	{ "torture", "quick or long", apply_torture },

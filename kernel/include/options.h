@@ -23,6 +23,7 @@ struct kernel_options {
 	bool seed_given;
 	unsigned int repeat;		/* repeat=N: run each selected case N times */
 	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
+	enum machine_told machine;	/* machine=auto|bochs: what the kernel is told it runs on */
 	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
 	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
 	bool torture_long;		/* torture=quick|long: how long torture suites run */
