@@ -87,11 +87,13 @@ static void arm_deadline(uint64_t deadline);
 
 static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	bool published = trigger_bochs_sleep_begin(trigger, state), slept = true;
+	bool published = false, slept = true;
 	/* Armed, then checked, then slept on: a kick in between changes the line. */
 	uint64_t monitors = trigger_monitor(&trigger->generation);
 
-	if (trigger_moved(trigger, state)) {
+	if (trigger_moved(trigger, state) ||
+	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
+	     trigger_moved(trigger, state))) {
 		slept = false;
 	} else if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
@@ -231,13 +233,14 @@ static const char *mwaitx_unavailable(void)
 static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
 	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES, monitors;
-	bool published, slept = true;
+	bool published = false, slept = true;
 
 	if (deadline && deadline > now && deadline - now < slice)
 		slice = deadline - now;
-	published = trigger_bochs_sleep_begin(trigger, state);
 	monitors = trigger_monitorx(&trigger->generation);
-	if (trigger_moved(trigger, state)) {
+	if (trigger_moved(trigger, state) ||
+	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
+	     trigger_moved(trigger, state))) {
 		slept = false;
 	} else if (!trigger_bochs && !trigger_monitor_store_only) {
 		/*

@@ -128,10 +128,11 @@ uint32_t trigger_interrupt_break(void)
  * wake-ups.  So under Bochs a sleeper also publishes itself in the
  * trigger's IPI mask, as a halting waiter does, and the kick sends it the
  * wake IPI: "sti; mwait" takes it, and with interrupts off MWAIT's interrupt
- * break (ECX[0], CPUID.05H:ECX[1]) lets it end the sleep.  Published before
- * the sleep's last look at the generation: either the kick sees the mask
- * or the waiter sees the kick (trigger.c).  The wake IPIs are counted as
- * the kick's (counters.ipis).
+ * break (ECX[0], CPUID.05H:ECX[1]) lets it end the sleep.  Published after
+ * the MONITOR and its look at the generation, only when about to sleep,
+ * and followed by a second look: either the kick sees the mask or the
+ * waiter sees the kick (trigger.c).  The wake IPIs are counted as the
+ * kick's (counters.ipis).
  */
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state)
 {
