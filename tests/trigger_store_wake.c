@@ -32,6 +32,7 @@
 #include <trigger.h>
 #include <trigger_backend.h>
 #include <watchdog.h>
+#include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
@@ -182,15 +183,154 @@ static void mwaitx_sleep_is_ended_by_the_store(void)
 	store_ends_the_sleep(TRIGGER_BACKEND_MWAITX);
 }
 
+
+/* --- Two sleepers whose monitors overlap in time ------------------------------------ */
+
+/*
+ * The first sleeper arms its monitor and sleeps; the second arms its own
+ * a little later, which under Bochs 2.7 disarms the first's (bug 3); then
+ * one kick.  Both must wake: on hardware both by the store, under Bochs
+ * the first by the wake IPI the workaround publishes it for (with
+ * break=bochs_wake_ipi it sleeps on, and the NMI rescue shows it).  These
+ * waits are the backend's own (interrupt break, wake IPI), not store-only.
+ */
+static struct {
+	trigger_t trigger;
+	unsigned long first_asleep, second_asleep, returned[2], rescued[2];
+	unsigned int cpu[2];
+	struct trigger_sequence_record record[2];
+} overlap;
+
+static bool claim_overlap_nmi(struct interrupt_frame *frame)
+{
+	for (int i = 0; i < 2; i++) {
+		if (cpu_id() == overlap.cpu[i] && __atomic_load_n(&overlap.rescued[i], __ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
+/* One sleeper: interrupts off, one wait, its sequence recorded. */
+static void overlap_sleep(int which, unsigned long *asleep)
+{
+	bool enabled = local_irq_save();
+
+	trigger_reset(&overlap.trigger);
+	__atomic_store_n(asleep, 1, __ATOMIC_RELEASE);
+	trigger_wait(&overlap.trigger);
+	__atomic_store_n(&overlap.returned[which], 1, __ATOMIC_RELEASE);
+	trigger_finish(&overlap.trigger);
+	local_irq_restore(enabled);
+	trigger_last_sequence(cpu_id(), &overlap.record[which]);
+}
+
+static void second_sleeper(void *unused)
+{
+	while (!__atomic_load_n(&overlap.first_asleep, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	overlap_sleep(1, &overlap.second_asleep);
+}
+
+static void overlap_kicker(void *unused)
+{
+	uint64_t start;
+
+	while (!__atomic_load_n(&overlap.second_asleep, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	trigger_kick(&overlap.trigger);
+	start = cycles();
+	while (cycles() - start < ns_to_cycles(RESCUE_NS) &&
+	       !(__atomic_load_n(&overlap.returned[0], __ATOMIC_ACQUIRE) &&
+		 __atomic_load_n(&overlap.returned[1], __ATOMIC_ACQUIRE)))
+		cpu_relax();
+	for (int i = 0; i < 2; i++) {
+		if (!__atomic_load_n(&overlap.returned[i], __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&overlap.rescued[i], 1, __ATOMIC_RELEASE);
+			lapic_send_ipi(cpus[overlap.cpu[i]].apic_id, APIC_DELIVERY_NMI);
+		}
+	}
+}
+
+static void overlapping_monitors_still_wake_every_sleeper(enum trigger_backend_id backend)
+{
+	struct trigger_bochs_counts before, after;
+	int second = -1, kicker_on = -1;
+	const char *unavailable = trigger_backend_unavailable(backend);
+
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		if (cpu == cpu_id() || !cpu_test_online(cpu))
+			continue;
+		if (second < 0 && (int)cpu != watchdog_cpu())
+			second = (int)cpu;
+		else if (kicker_on < 0)
+			kicker_on = (int)cpu;
+	}
+	if (second < 0 || kicker_on < 0)
+		test_skip("needs 3 CPUs: two sleepers (not the watchdog's) and a kicker");
+	if (unavailable)
+		test_skip(unavailable);
+	if (!trigger_mwait_sleeps() && !running_under_bochs())
+		test_skip("MWAIT does not sleep here (the boot probe): no sleeps to overlap");
+	ASSERT_TRUE(trigger_backend_set(backend));
+	ASSERT_TRUE(nmi_register(claim_overlap_nmi));
+	memset(&overlap, 0, sizeof(overlap));
+	trigger_init(&overlap.trigger);
+	overlap.cpu[0] = cpu_id();
+	overlap.cpu[1] = (unsigned int)second;
+	trigger_bochs_counts_read(&before);
+	ASSERT_TRUE(smp_run_on_async((unsigned int)second, second_sleeper, NULL));
+	ASSERT_TRUE(smp_run_on_async((unsigned int)kicker_on, overlap_kicker, NULL));
+	overlap_sleep(0, &overlap.first_asleep);
+	EXPECT_TRUE(smp_wait_for((unsigned int)second, CPU_TEST_TIMEOUT_NS));
+	EXPECT_TRUE(smp_wait_for((unsigned int)kicker_on, CPU_TEST_TIMEOUT_NS));
+	trigger_bochs_counts_read(&after);
+	nmi_unregister(claim_overlap_nmi);
+
+	for (int i = 0; i < 2; i++) {
+		const struct trigger_sequence_record *record = &overlap.record[i];
+
+		test_diag("%s sleeper %d (cpu %u): %u wait, %u sleep, returned for %s%s",
+			  trigger_backend_name(backend), i + 1, overlap.cpu[i], record->waits,
+			  record->sleeps, trigger_wake_name(record->last_return),
+			  overlap.rescued[i] ? " after the rescue NMI (not woken by the kick)" : "");
+		EXPECT_FALSE(overlap.rescued[i]);
+		EXPECT_EQ(record->waits, 1u);
+		EXPECT_TRUE(trigger_wake_saw_kick(record->last_return));
+	}
+	if (running_under_bochs()) {
+		test_diag("Bochs: %llu of these sleeps had their monitor reset by another CPU's "
+			  "MONITOR, %llu of them then ended by the kick",
+			  (unsigned long long)(after.reset_sleeps - before.reset_sleeps),
+			  (unsigned long long)(after.reset_sleeps_kicked - before.reset_sleeps_kicked));
+		/* The first sleep's monitor was reset by the second's MONITOR: bug 3 happened. */
+		EXPECT_GE(after.reset_sleeps_kicked - before.reset_sleeps_kicked, 1u);
+	}
+}
+
+static void overlapping_mwait_monitors_still_wake_every_sleeper(void)
+{
+	overlapping_monitors_still_wake_every_sleeper(TRIGGER_BACKEND_MWAIT);
+}
+
+static void overlapping_mwaitx_monitors_still_wake_every_sleeper(void)
+{
+	overlapping_monitors_still_wake_every_sleeper(TRIGGER_BACKEND_MWAITX);
+}
+
 static void restore(void)
 {
 	trigger_set_monitor_store_only(false);
 	nmi_unregister(claim_rescue_nmi);
+	nmi_unregister(claim_overlap_nmi);
 	trigger_test_restore_boot_backend();
 }
 
 static const struct test_case store_wake_cases[] = {
 	TEST_CASE(mwait_sleep_is_ended_by_the_store),
 	TEST_CASE(mwaitx_sleep_is_ended_by_the_store),
+	TEST_CASE(overlapping_mwait_monitors_still_wake_every_sleeper),
+	TEST_CASE(overlapping_mwaitx_monitors_still_wake_every_sleeper),
 };
 TEST_SUITE(trigger_store_wake, store_wake_cases, NULL, restore);
