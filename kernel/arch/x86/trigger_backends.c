@@ -234,6 +234,8 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 {
 	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES, monitors;
 	bool published = false, slept = true;
+	/* Its own timer, except under Bochs (bug 6) and in a store-only test wait. */
+	bool own_timer = !trigger_bochs && (state->irqs_were_enabled || !trigger_monitor_store_only);
 
 	if (deadline && deadline > now && deadline - now < slice)
 		slice = deadline - now;
@@ -242,7 +244,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
 	     trigger_moved(trigger, state))) {
 		slept = false;
-	} else if (!trigger_bochs && !trigger_monitor_store_only) {
+	} else if (own_timer) {
 		/*
 		 * MWAITX's own timer bounds the wait, so it is safe with
 		 * interrupts off too; with them on, "sti; mwaitx" as for MWAIT.
