@@ -47,15 +47,17 @@ static unsigned int data_pat_indices, ram_pat_indices;
 
 /* --- One CPU's registers --------------------------------------------------------- */
 
+/* The fixed-range MTRRs in address order (SDM vol 3A, 12.11.2.2). */
+static const uint32_t fixed_msrs[MTRR_FIXED_COUNT] = {
+	MSR_MTRR_FIX64K_00000, MSR_MTRR_FIX16K_80000, MSR_MTRR_FIX16K_A0000,
+	MSR_MTRR_FIX4K_C0000, MSR_MTRR_FIX4K_C0000 + 1, MSR_MTRR_FIX4K_C0000 + 2,
+	MSR_MTRR_FIX4K_C0000 + 3, MSR_MTRR_FIX4K_C0000 + 4, MSR_MTRR_FIX4K_C0000 + 5,
+	MSR_MTRR_FIX4K_C0000 + 6, MSR_MTRR_FIX4K_C0000 + 7,
+};
+
 /* False if an MSR CPUID promised faulted: then nothing read is trusted. */
 static bool read_mtrrs(struct mtrr_settings *mtrr)
 {
-	static const uint32_t fixed_msrs[MTRR_FIXED_COUNT] = {
-		MSR_MTRR_FIX64K_00000, MSR_MTRR_FIX16K_80000, MSR_MTRR_FIX16K_A0000,
-		MSR_MTRR_FIX4K_C0000, MSR_MTRR_FIX4K_C0000 + 1, MSR_MTRR_FIX4K_C0000 + 2,
-		MSR_MTRR_FIX4K_C0000 + 3, MSR_MTRR_FIX4K_C0000 + 4, MSR_MTRR_FIX4K_C0000 + 5,
-		MSR_MTRR_FIX4K_C0000 + 6, MSR_MTRR_FIX4K_C0000 + 7,
-	};
 	bool ok = true;
 	unsigned int count;
 
@@ -223,12 +225,6 @@ static bool mtrrs_equal(const struct mtrr_settings *a, const struct mtrr_setting
  */
 static void adopt_boot_mtrrs(void *failed)
 {
-	static const uint32_t fixed_msrs[MTRR_FIXED_COUNT] = {
-		MSR_MTRR_FIX64K_00000, MSR_MTRR_FIX16K_80000, MSR_MTRR_FIX16K_A0000,
-		MSR_MTRR_FIX4K_C0000, MSR_MTRR_FIX4K_C0000 + 1, MSR_MTRR_FIX4K_C0000 + 2,
-		MSR_MTRR_FIX4K_C0000 + 3, MSR_MTRR_FIX4K_C0000 + 4, MSR_MTRR_FIX4K_C0000 + 5,
-		MSR_MTRR_FIX4K_C0000 + 6, MSR_MTRR_FIX4K_C0000 + 7,
-	};
 	const struct mtrr_settings *boot = &boot_mtrrs;
 	bool enabled = local_irq_save(), ok = true;
 	uint64_t cr0 = read_cr0(), cr4 = read_cr4();
