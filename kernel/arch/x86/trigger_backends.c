@@ -28,6 +28,9 @@ uint64_t trigger_halt_window_delay_cycles;
 #define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
 #define CPUID_MONITORX		(1u << 29)	/* CPUID.80000001H:ECX */
 #define CPUID_WAITPKG		(1u << 5)	/* CPUID.(EAX=07H,ECX=0):ECX */
+#define CPUID5_EXTENSIONS	(1u << 0)	/* CPUID.05H:ECX: MWAIT extensions enumerated */
+#define CPUID5_INTERRUPT_BREAK	(1u << 1)	/* CPUID.05H:ECX: ECX[0] of MWAIT honoured */
+#define MWAIT_INTERRUPT_BREAK	(1u << 0)
 #define MWAITX_TIMER_ENABLE	(1u << 1)
 #define MSR_UMWAIT_CONTROL	0xe1
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
@@ -81,6 +84,16 @@ static const char *mwait_unavailable(void)
 static bool mwait_may_sleep_with_interrupts_off(void)
 {
 	return !hypervisor_info()->tcg;
+}
+
+/* ECX[0] of MWAIT and MWAITX: a masked interrupt ends the sleep; 0 where not offered. */
+uint32_t trigger_interrupt_break(void)
+{
+	struct cpuid_result leaf = cpuid(5);
+
+	if ((leaf.ecx & CPUID5_EXTENSIONS) && (leaf.ecx & CPUID5_INTERRUPT_BREAK))
+		return MWAIT_INTERRUPT_BREAK;
+	return 0;
 }
 
 static void arm_deadline(uint64_t deadline);

@@ -35,9 +35,6 @@
 
 #include "trigger_internal.h"
 
-#define CPUID5_EXTENSIONS	(1u << 0)	/* CPUID.05H:ECX: MWAIT extensions enumerated */
-#define CPUID5_INTERRUPT_BREAK	(1u << 1)	/* CPUID.05H:ECX: ECX[0] of MWAIT honoured */
-
 /*
  * Bug 5: Bochs's is_monitor() (cpu/mwait.cc) takes the line to end at its
  * byte 63 and treats a write that begins there as outside it.  Kicks write
@@ -109,15 +106,6 @@ uint64_t trigger_monitorx(const volatile void *line)
 
 /* --- Bug 3: wake sleepers with an interrupt too -------------------------------------- */
 
-uint32_t trigger_interrupt_break(void)
-{
-	struct cpuid_result leaf = cpuid(5);
-
-	if ((leaf.ecx & CPUID5_EXTENSIONS) && (leaf.ecx & CPUID5_INTERRUPT_BREAK))
-		return 1u << 0;		/* ECX[0] of MWAIT and MWAITX */
-	return 0;
-}
-
 /*
  * Bochs's MONITOR ends with bx_pc_system.invlpg() (cpu/mwait.cc), which
  * runs TLB_invlpg() on every CPU (pc_system.cc), and TLB_invlpg() resets
@@ -154,7 +142,11 @@ void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state
 	count(&bochs_counts.sleeps);
 	if (published)
 		count(&bochs_counts.published_sleeps);
-	/* More than this sleep's own MONITOR since the look before it: another CPU armed one. */
+	/*
+	 * More MONITORs than this sleep's own since just before it: another
+	 * CPU armed one while this one slept (or, rarely, just before it
+	 * armed: then the count is one too many, never one too few).
+	 */
 	if (__atomic_load_n(&monitors_armed, __ATOMIC_SEQ_CST) - monitors_before > 1) {
 		count(&bochs_counts.reset_sleeps);
 		if (trigger_moved(trigger, state))
@@ -206,14 +198,15 @@ void trigger_bochs_init(void)
 {
 	extern char __data_start[], __bss_end[];
 	uint8_t on_the_stack;
-	bool identity = identity_mapped((uint64_t)__data_start) &&
-			identity_mapped((uint64_t)__bss_end - 1) &&
-			identity_mapped((uint64_t)&on_the_stack) &&
-			identity_mapped((uint64_t)&bochs_counts);
+	bool identity;
 
 	trigger_bochs = running_under_bochs();
 	if (!trigger_bochs)
 		return;
+	identity = identity_mapped((uint64_t)__data_start) &&
+		   identity_mapped((uint64_t)__bss_end - 1) &&
+		   identity_mapped((uint64_t)&on_the_stack) &&
+		   identity_mapped((uint64_t)&bochs_counts);
 	if (option_break(BREAK_BOCHS_MONITOR_OPERAND))
 		ktap_note("bochs: break=bochs_monitor_operand: no INVLPG before MONITOR (test only)");
 	if (option_break(BREAK_BOCHS_WAKE_IPI))

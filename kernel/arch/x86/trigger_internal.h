@@ -70,6 +70,9 @@ void trigger_unpublish(uint64_t *mask, unsigned int cpu);
 void trigger_halt_unless_moved(const volatile uint64_t *generation, uint64_t seen);
 extern const char trigger_halt_window_start[], trigger_halt_window_end[];
 
+/* MWAIT/MWAITX's interrupt break (ECX[0]) where CPUID.05H offers it, else 0. */
+uint32_t trigger_interrupt_break(void);
+
 /*
  * Bochs 2.7 (trigger_bochs.c): set at boot only when told machine=bochs.
  * trigger_monitor() and trigger_monitorx() arm the monitor (with bug 1's
@@ -79,7 +82,6 @@ extern bool trigger_bochs;
 extern bool trigger_monitor_store_only;
 uint64_t trigger_monitor(const volatile void *line);
 uint64_t trigger_monitorx(const volatile void *line);
-uint32_t trigger_interrupt_break(void);
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state);
 void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state *state,
 			     bool published, bool slept, uint64_t monitors_before);
