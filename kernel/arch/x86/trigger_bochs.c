@@ -144,8 +144,9 @@ void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state
 		count(&bochs_counts.published_sleeps);
 	/*
 	 * More MONITORs than this sleep's own since just before it: another
-	 * CPU armed one while this one slept (or, rarely, just before it
-	 * armed: then the count is one too many, never one too few).
+	 * CPU armed one while this one slept.  It can count one that came
+	 * just before this CPU armed, but never misses one that came before
+	 * the wake: that one's count was taken long before this read.
 	 */
 	if (__atomic_load_n(&monitors_armed, __ATOMIC_SEQ_CST) - monitors_before > 1) {
 		count(&bochs_counts.reset_sleeps);
