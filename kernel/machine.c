@@ -44,6 +44,13 @@ bool running_under_bochs(void)
 	return machine_told == MACHINE_TOLD_BOCHS && !running_under_qemu();
 }
 
+const char *machine_name(void)
+{
+	if (running_under_bochs())
+		return "bochs";
+	return running_under_qemu() ? "qemu" : "unidentified";
+}
+
 void machine_identify(void)
 {
 	const struct hypervisor_info *info = hypervisor_info();

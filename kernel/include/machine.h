@@ -56,6 +56,9 @@ void machine_set_told(enum machine_told told);
  */
 bool running_under_bochs(void);
 
+/** machine_name - "bochs", "qemu" or "unidentified", as machine_identify() reports */
+const char *machine_name(void);
+
 /**
  * machine_identify - report which machine this is: "# machine: ..." (after
  * the command line is parsed, before anything depends on the answer)
