@@ -1,9 +1,11 @@
 """Tests of tools/bench: BENCH-line parsing, naming, tables and --compare (no QEMU needed)."""
 import io
 import os
+import shutil
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tool_loader import load_tool  # noqa: E402
@@ -282,3 +284,49 @@ class Compare(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ChartsWhicheverWayItRuns(unittest.TestCase):
+    """tools/bench draws the charts and the report itself: --quick and --only runs get
+    them too, not only make bench (which used to call tools/plot after it)."""
+
+    CONFIG = ("[wake-2cpus-quick]\nrun = --boot kernel --cpus 2\ncmdline = bench=trigger\n"
+              "groups = quick\n\n[slow-4cpus]\nrun = --boot kernel --cpus 4\n"
+              "cmdline = bench=trigger\n")
+
+    def fake_run_entry(self, entry, args, log_path, tick=None):
+        cpus = 2 if "2cpus" in entry.name else 4
+        return run(entry.name, [distribution("trigger_wake_short", 900, 1200, cpus=cpus,
+                                             backend="hlt"),
+                                distribution("trigger_wake_short", 300, 400, cpus=cpus,
+                                             backend="spin")], cpus=cpus,
+                   problems=[], log=log_path)
+
+    def bench(self, *argv):
+        with tempfile.TemporaryDirectory() as directory:
+            config = os.path.join(directory, "bench.cfg")
+            with open(config, "w") as out:
+                out.write(self.CONFIG)
+            results = os.path.join(directory, "bench", "results.json")
+            quiet_progress = bench.Progress
+            with mock.patch.object(bench, "run_entry", self.fake_run_entry), \
+                    mock.patch.object(bench, "Progress", lambda *args, **keywords:
+                                      quiet_progress(*args, out=io.StringIO(), **keywords)), \
+                    mock.patch("sys.stdout", new_callable=io.StringIO), \
+                    mock.patch("sys.stderr", new_callable=io.StringIO):
+                status = bench.main(["--no-peer", "--out", results, *argv, config])
+            plots = os.path.join(directory, "bench", "plots")
+            return (status, os.path.exists(os.path.join(directory, "bench", "report.md")),
+                    sorted(os.listdir(plots)) if os.path.isdir(plots) else [])
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot-nox is not installed")
+    def test_quick_run_draws_the_charts_and_writes_the_report(self):
+        status, report, plots = self.bench("--quick")
+        self.assertEqual(status, 0)
+        self.assertTrue(report)
+        self.assertIn("wake_latency.png", plots)
+        self.assertIn("wake_latency.svg", plots)
+
+    def test_no_plot_writes_neither(self):
+        status, report, plots = self.bench("--quick", "--no-plot")
+        self.assertEqual((status, report, plots), (0, False, []))
