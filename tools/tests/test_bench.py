@@ -294,7 +294,7 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
               "groups = quick\n\n[slow-4cpus]\nrun = --boot kernel --cpus 4\n"
               "cmdline = bench=trigger\n")
 
-    def fake_run_entry(self, entry, args, log_path, tick=None):
+    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None):
         cpus = 2 if "2cpus" in entry.name else 4
         return run(entry.name, [distribution("trigger_wake_short", 900, 1200, cpus=cpus,
                                              backend="hlt"),
