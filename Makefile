@@ -3,6 +3,7 @@
 #   make            the kernel ELF (build/trigos.elf)
 #   make iso        the hybrid BIOS+UEFI ISO (build/trigos.iso)
 #   make run        boot the ISO in QEMU and stream the serial console
+#   make debug      the same, halted, waiting for gdb (GDB_PORT=1234)
 #   make check      host unit tests (kernel/lib, tools)
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
@@ -96,7 +97,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all iso run test check check-unit check-tools bench clean deps
+.PHONY: all iso run debug test check check-unit check-tools bench bench-bochs clean deps
 .PHONY: check-reproducible
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
@@ -184,9 +185,16 @@ check-reproducible:
 CPUS     ?= 2
 RUN_ARGS ?=
 CMDLINE  ?=
-run: $(ISO)
-	$(PYTHON) tools/run --cpus $(CPUS) --iso $(ISO) --kernel $(KERNEL_ELF) \
+RUN_TOOL_ARGS = --cpus $(CPUS) --iso $(ISO) --kernel $(KERNEL_ELF) \
 		$(if $(CMDLINE),--cmdline "$(CMDLINE)") $(RUN_ARGS)
+run: $(ISO)
+	$(PYTHON) tools/run $(RUN_TOOL_ARGS)
+
+# As make run, but QEMU starts halted with its gdb stub on GDB_PORT and
+# tools/run prints the gdb command to attach with (README, "Debugging").
+GDB_PORT ?= 1234
+debug: $(ISO)
+	$(PYTHON) tools/run --gdb=$(GDB_PORT) $(RUN_TOOL_ARGS)
 
 # --- Host unit tests ----------------------------------------------------------
 $(BUILD)/host/tests/host/%.o: tests/host/%.c
@@ -272,15 +280,19 @@ test: deps-quiet
 	$(PYTHON) tools/matrix --check-status $(BUILD)/check.status --check-log $(BUILD)/check.log \
 		--iso $(ISO) --kernel $(KERNEL_ELF) --jobs 2 tests/matrix.cfg
 
-# tools/bench boots the matrix and the Linux peer (build/peer), tools/plot
-# draws the charts and writes the report; BENCH_ARGS="--repeat 3" etc.
+# tools/bench boots the matrix and the Linux peer (build/peer), then draws
+# the charts and writes the report through tools/plot, as it does when run
+# by hand; BENCH_ARGS="--repeat 3" etc.
 bench: deps-quiet iso
-	@status=0; \
 	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/results.json \
-		$(BENCH_ARGS) tests/bench.cfg || status=$$?; \
-	$(PYTHON) tools/plot --report $(BUILD)/bench/report.md $(BUILD)/bench/results.json || \
-		status=1; \
-	echo "bench: report in $(BUILD)/bench/report.md"; exit $$status
+		$(BENCH_ARGS) tests/bench.cfg
+
+# The Bochs sections of tests/bench.cfg (simulated figures): every section
+# booted twice per seed, its BENCH lines compared (identical, or exit 1), and
+# each figure's spread across seeds 1..5.
+bench-bochs: deps-quiet iso
+	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/bochs.json \
+		--only 'bochs-*' --no-peer --repeatable --seeds 5 $(BENCH_ARGS) tests/bench.cfg
 
 # --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
 # lava-dispatcher and labgrid are Debian packages of Debian's own Python,

@@ -77,23 +77,31 @@ static void report_fadt(void)
 		  reset, timer);
 }
 
+/*
+ * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT
+ * build together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
+ * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds
+ * them instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
+ */
 static void resolve_soft_off(void)
 {
+	int result = ACPI_ERROR_NOT_FOUND;
+	const void *table = NULL;
 	uint32_t length;
-	const void *dsdt;
-	int result;
 
 	if (!fadt_ready || fadt.dsdt_address == 0)
 		return;
-	dsdt = acpi_tables_map(&tables, fadt.dsdt_address, "DSDT", &length);
-	if (!dsdt)
-		return;
-	result = acpi_aml_find_s5(dsdt, length, &soft_off);
+	table = acpi_tables_map(&tables, fadt.dsdt_address, "DSDT", &length);
+	if (table)
+		result = acpi_aml_find_s5(table, length, &soft_off);
+	for (size_t instance = 0; result != ACPI_OK &&
+	     (table = acpi_tables_find(&tables, "SSDT", instance, &length)) != NULL; instance++)
+		result = acpi_aml_find_s5(table, length, &soft_off);
 	if (result == ACPI_OK)
 		soft_off_ready = true;
 	else
-		ktap_note("acpi: no usable \\_S5 in the DSDT (%s): ACPI power-off unavailable",
-			  acpi_error_name(result));
+		ktap_note("acpi: no usable \\_S5 in the DSDT or an SSDT (%s): ACPI power-off "
+			  "unavailable", acpi_error_name(result));
 }
 
 void acpi_init(void)

@@ -4,8 +4,10 @@
  * cross-CPU work slot.
  */
 #include <acpi.h>
+#include <hypervisor.h>
 #include <irq.h>
 #include <ktap.h>
+#include <options.h>
 #include <panic.h>
 #include <smp.h>
 #include <time.h>
@@ -76,6 +78,50 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
 }
 
+static const char *discovery_name(void)
+{
+	switch (smp_summary.discovered_by) {
+	case CPU_DISCOVERY_ACPI_MADT:
+		return "the MADT";
+	case CPU_DISCOVERY_MP_TABLE:
+		return "the MP table";
+	default:
+		return "no firmware table";
+	}
+}
+
+/*
+ * The firmware's table against a second count of the CPUs, where there is
+ * one: QEMU's fw_cfg under QEMU, else the cpus=N the user gave.  CPUs the
+ * table does not list are never started.  Their APIC IDs are known only
+ * from the table (QEMU numbers them by topology: -smp 6,sockets=2,cores=3
+ * gives 0,1,2,4,5,6), so guessing IDs could send INIT to nothing or to the
+ * wrong CPU, and a broadcast INIT-SIPI would also start CPUs the firmware
+ * left out on purpose (disabled in its setup, or reserved).  What the table
+ * hides is said plainly instead, and cpus=N then fails the run's CPU count.
+ */
+static void compare_with_a_second_count(void)
+{
+	unsigned int listed = smp_summary.enabled;
+
+	if (running_under_qemu())
+		smp_summary.platform_cpus = fw_cfg_cpu_count();
+	if (smp_summary.platform_cpus > listed) {
+		smp_summary.hidden = smp_summary.platform_cpus - listed;
+		ktap_note("smp: QEMU started %u vCPUs (fw_cfg), %s lists %u: the firmware hid %u; "
+			  "only CPUs the firmware lists are started (their APIC IDs come from it)",
+			  smp_summary.platform_cpus, discovery_name(), listed, smp_summary.hidden);
+	} else if (smp_summary.platform_cpus && smp_summary.platform_cpus < listed) {
+		ktap_note("smp: %s lists %u enabled CPUs, but QEMU started only %u vCPUs (fw_cfg)",
+			  discovery_name(), listed, smp_summary.platform_cpus);
+	} else if (!smp_summary.platform_cpus && kernel_options.expected_cpus > listed) {
+		ktap_note("smp: cpus=%u, but %s lists %u enabled CPUs: the firmware hides %u (or "
+			  "cpus= is wrong); only CPUs the firmware lists are started",
+			  kernel_options.expected_cpus, discovery_name(), listed,
+			  kernel_options.expected_cpus - listed);
+	}
+}
+
 void smp_discover(void)
 {
 	const struct acpi_tables *tables = acpi_tables_get();
@@ -106,9 +152,9 @@ void smp_discover(void)
 		ktap_note("smp: found %u more enabled CPUs than the %u trigos supports; they are not "
 			  "started", smp_summary.beyond_capacity, MAX_CPUS);
 	ktap_note("smp: %s lists %u CPUs: %u enabled, %u disabled (counted present, never started)",
-		  smp_summary.discovered_by == CPU_DISCOVERY_ACPI_MADT ? "the MADT" :
-		  smp_summary.discovered_by == CPU_DISCOVERY_MP_TABLE ? "the MP table" : "nothing",
+		  smp_summary.discovered_by == CPU_DISCOVERY_NONE ? "nothing" : discovery_name(),
 		  smp_summary.listed, smp_summary.enabled, smp_summary.disabled);
+	compare_with_a_second_count();
 }
 
 /* Register a CPU found by the MP table (arch code calls this). */

@@ -24,6 +24,7 @@
 #include <lib/glob.h>
 #include <lib/random.h>
 #include <lib/string.h>
+#include <options.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
@@ -67,12 +68,12 @@ static const char *explicit_only_prefix(const struct test_suite *suite)
 	return NULL;
 }
 
-/* Does some pattern of the list spell out @prefix itself ("bench_*", not "*")? */
-static bool selection_names_prefix(const char *prefix)
+/* Does some pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
+static bool patterns_name_prefix(const char *patterns, const char *prefix)
 {
 	size_t length = strlen(prefix);
 
-	for (const char *pattern = selection; pattern; pattern = strchr(pattern, ',')) {
+	for (const char *pattern = patterns; pattern; pattern = strchr(pattern, ',')) {
 		if (*pattern == ',')
 			pattern++;
 		if (strncmp(pattern, prefix, length) == 0)
@@ -82,35 +83,43 @@ static bool selection_names_prefix(const char *prefix)
 }
 
 /* bench=: a benchmark suite or case, named with or without its "bench_" prefix. */
-static bool bench_case_selected(const struct test_suite *suite, const struct test_case *test_case)
+static bool bench_case_selected(const char *benchmarks, const struct test_suite *suite,
+				const struct test_case *test_case)
 {
 	const char *short_name = suite->name + strlen(BENCH_PREFIX);
 	char full_name[160], short_full_name[160];
 
 	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
 	snprintf(short_full_name, sizeof(short_full_name), "%s.%s", short_name, test_case->name);
-	return glob_match_list(bench_selection, suite->name) ||
-	       glob_match_list(bench_selection, short_name) ||
-	       glob_match_list(bench_selection, full_name) ||
-	       glob_match_list(bench_selection, short_full_name);
+	return glob_match_list(benchmarks, suite->name) ||
+	       glob_match_list(benchmarks, short_name) ||
+	       glob_match_list(benchmarks, full_name) ||
+	       glob_match_list(benchmarks, short_full_name);
+}
+
+/* Does the selection test=@tests bench=@benchmarks run @test_case of @suite? */
+static bool case_selected_by(const char *tests, const char *benchmarks,
+			     const struct test_suite *suite, const struct test_case *test_case)
+{
+	char full_name[160];
+	const char *prefix = explicit_only_prefix(suite);
+	bool tests_given = tests && tests[0] != '\0';
+	bool benchmarks_given = benchmarks && benchmarks[0] != '\0';
+
+	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
+	    bench_case_selected(benchmarks, suite, test_case))
+		return true;
+	if (!tests_given)
+		return !benchmarks_given && prefix == NULL;
+	if (prefix && !patterns_name_prefix(tests, prefix))
+		return false;
+	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
+	return glob_match_list(tests, suite->name) || glob_match_list(tests, full_name);
 }
 
 static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
 {
-	char full_name[160];
-	const char *prefix = explicit_only_prefix(suite);
-	bool tests_given = selection && selection[0] != '\0';
-	bool benchmarks_given = bench_selection && bench_selection[0] != '\0';
-
-	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
-	    bench_case_selected(suite, test_case))
-		return true;
-	if (!tests_given)
-		return !benchmarks_given && prefix == NULL;
-	if (prefix && !selection_names_prefix(prefix))
-		return false;
-	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
-	return glob_match_list(selection, suite->name) || glob_match_list(selection, full_name);
+	return case_selected_by(selection, bench_selection, suite, test_case);
 }
 
 static size_t selected_case_count(const struct test_suite *suite)
@@ -120,6 +129,48 @@ static size_t selected_case_count(const struct test_suite *suite)
 	for (size_t c = 0; c < suite->case_count; c++)
 		count += case_selected(suite, &suite->cases[c]);
 	return count;
+}
+
+/* Does the one-pattern selection test=@tests bench=@benchmarks run any case at all? */
+static bool selects_any_case(const char *tests, const char *benchmarks)
+{
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++) {
+		for (size_t c = 0; c < (*suite)->case_count; c++) {
+			if (case_selected_by(tests, benchmarks, *suite, &(*suite)->cases[c]))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Name every pattern of test=@patterns (of bench= with @benchmarks) that
+ * selects no case, each judged alone: a typo beside a good pattern is still
+ * a typo.  Returns how many there were.
+ */
+static unsigned int report_unmatched_patterns(const char *patterns, bool benchmarks)
+{
+	const char *key = benchmarks ? "bench" : "test";
+	unsigned int unmatched = 0;
+	const char *start = patterns;
+
+	while (start && *start) {
+		const char *end = strchr(start, ',');
+		size_t length = end ? (size_t)(end - start) : strlen(start);
+		char pattern[OPTION_GLOB_SIZE];
+
+		if (length > 0 && length < sizeof(pattern)) {
+			memcpy(pattern, start, length);
+			pattern[length] = '\0';
+			if (!selects_any_case(benchmarks ? "" : pattern, benchmarks ? pattern : "")) {
+				kprintf("# %s=%s: no suite or case matches this pattern\n", key, pattern);
+				unmatched++;
+			}
+		}
+		start = end ? end + 1 : NULL;
+	}
+	return unmatched;
 }
 
 unsigned int test_select(const char *tests, const char *benchmarks)
@@ -365,7 +416,7 @@ void test_describe_progress(char *buffer, size_t size)
 enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 {
 	struct counts totals = { 0, 0, 0 };
-	unsigned int number = 0;
+	unsigned int number = 0, unmatched;
 	enum verdict verdict;
 	char detail[96];
 
@@ -378,12 +429,25 @@ enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 			continue;
 		run_suite(*suite, ++number, repeat, seed, &totals);
 	}
+	unmatched = report_unmatched_patterns(selection, false) +
+		    report_unmatched_patterns(bench_selection, true);
 	if (number == 0)
-		kprintf("# no test case matched test=%s\n", selection ? selection : "");
+		kprintf("# no test case matched%s%s%s%s: a run that selects nothing fails\n",
+			selection && *selection ? " test=" : "", selection ? selection : "",
+			bench_selection && *bench_selection ? " bench=" : "",
+			bench_selection ? bench_selection : "");
+	else if (unmatched)
+		kprintf("# %u pattern%s matched nothing: the run fails even though other patterns "
+			"matched\n", unmatched, unmatched == 1 ? "" : "s");
 	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", totals.passed, totals.failed,
 		totals.skipped, totals.passed + totals.failed + totals.skipped);
 
-	if (totals.failed)
+	/*
+	 * A selection that ran nothing, or named something that does not
+	 * exist, fails: a typo in a CI job's test= must not go green.  Cases
+	 * that were selected and all skipped are still a skip.
+	 */
+	if (totals.failed || number == 0 || unmatched)
 		verdict = VERDICT_FAIL;
 	else if (totals.passed == 0)
 		verdict = VERDICT_SKIP;
@@ -393,7 +457,8 @@ enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
 	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
 		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
-		 verdict == VERDICT_SKIP ? " (all skipped)" : "");
+		 verdict == VERDICT_SKIP ? " (all skipped)" :
+		 number == 0 ? " (nothing matched)" : unmatched ? " (a pattern matched nothing)" : "");
 	screen_console_show_verdict(verdict, detail);
 	return verdict;
 }

@@ -4,9 +4,11 @@
  * again on the loader's own structure, and the memory map and allocator are
  * checked against what must be true of any sane machine.
  */
+#include <acpi.h>
 #include <boot.h>
 #include <test.h>
 #include <memory.h>
+#include <lib/acpi_tables.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>
 #include <lib/string.h>
@@ -40,15 +42,59 @@ static void reparsing_the_real_information_gives_the_same_result(void)
 	EXPECT_EQ(reparsed.message_count, 0u);
 }
 
-static void multiboot2_information_has_the_requested_tags(void)
+/*
+ * What GRUB gives on every PC, BIOS or UEFI: its name and the memory map
+ * (Multiboot2 spec 3.6.9, 3.6.8).  The header requests the RSDP tags too,
+ * but requested is not promised: a loader can only pass on an RSDP the
+ * firmware has, which is the next case's business.
+ */
+static void multiboot2_information_has_what_every_loader_gives(void)
 {
 	if (boot_info.protocol != BOOT_PROTOCOL_MULTIBOOT2)
 		test_skip("booted through PVH, not multiboot2");
-	/* GRUB provides these on every PC, BIOS or UEFI. */
 	EXPECT_TRUE(boot_info.loader_name[0] != '\0');
 	EXPECT_GT(boot_info.memory_count, 0u);
+}
+
+/*
+ * The RSDP tags (Multiboot2 3.6.16, 3.6.17) against the firmware itself.
+ * On a BIOS boot the loader looks for the RSDP where ACPI 6.5 5.2.5.1 says
+ * the firmware puts it (the EBDA's first KiB, 0xE0000-0xFFFFF), and so does
+ * arch_acpi_scan_for_rsdp(): a machine with ACPI must have handed over the
+ * same RSDP, one without (QEMU -machine acpi=off) no tag at all.  A UEFI
+ * firmware keeps its RSDP in the EFI configuration table, which trigos does
+ * not read: there a tag is only checked for being a valid RSDP.
+ */
+static void multiboot2_rsdp_tag_is_given_exactly_when_the_firmware_has_one(void)
+{
+	struct acpi_rsdp parsed;
+	const uint8_t *firmware;
+	uint64_t scanned;
+
+	if (boot_info.protocol != BOOT_PROTOCOL_MULTIBOOT2)
+		test_skip("booted through PVH, not multiboot2");
+	if (boot_info.has_rsdp_copy)
+		EXPECT_EQ(acpi_rsdp_parse(boot_info.rsdp_copy, boot_info.rsdp_copy_length, &parsed),
+			  ACPI_OK);
+	if (boot_info.efi_boot) {
+		test_diag("UEFI: %s; the firmware's own copy is in its configuration table, not "
+			  "read here", boot_info.has_rsdp_copy ? "the RSDP tag is a valid RSDP" :
+			  "no RSDP tag");
+		return;
+	}
+	scanned = arch_acpi_scan_for_rsdp();
+	if (!scanned) {
+		EXPECT_FALSE(boot_info.has_rsdp_copy);
+		test_diag("no RSDP in the BIOS areas (a machine without ACPI), %s",
+			  boot_info.has_rsdp_copy ? "yet the loader gave one" :
+			  "and the loader rightly gave no RSDP tag");
+		return;
+	}
 	ASSERT_TRUE(boot_info.has_rsdp_copy);
-	EXPECT_MEMEQ(boot_info.rsdp_copy, "RSD PTR ", 8);
+	/* The first 20 bytes are every revision's: signature, OEM, revision, RSDT. */
+	firmware = physical_memory_map(&kernel_physical_memory, scanned, 20);
+	ASSERT_NOT_NULL(firmware);
+	EXPECT_MEMEQ(boot_info.rsdp_copy, firmware, 20);
 }
 
 static void memory_map_is_sorted_and_disjoint(void)
@@ -153,7 +199,8 @@ static void free_page_count_is_consistent(void)
 
 static const struct test_case boot_info_cases[] = {
 	TEST_CASE(reparsing_the_real_information_gives_the_same_result),
-	TEST_CASE(multiboot2_information_has_the_requested_tags),
+	TEST_CASE(multiboot2_information_has_what_every_loader_gives),
+	TEST_CASE(multiboot2_rsdp_tag_is_given_exactly_when_the_firmware_has_one),
 	TEST_CASE(memory_map_is_sorted_and_disjoint),
 	TEST_CASE(memory_map_has_low_and_high_ram),
 	TEST_CASE(kernel_lies_in_available_ram),

@@ -5,6 +5,7 @@
  * in its idle loop and a working LAPIC timer; the TSC agrees with a second
  * clock; the CPUs' TSCs agree with each other.
  */
+#include <hypervisor.h>
 #include <irq.h>
 #include <options.h>
 #include <smp.h>
@@ -50,6 +51,33 @@ static void online_count_matches_the_firmware(void)
 static void record_apic_id(void *slot)
 {
 	*(uint32_t *)slot = lapic_id();
+}
+
+/*
+ * Under QEMU, fw_cfg counts the vCPUs: a second source for the firmware's
+ * table.  The MADT QEMU builds lists every one; an MP table may list fewer
+ * (SeaBIOS's lists the first logical CPU of each package: QEMU -machine
+ * acpi=off -smp 4 shows one), and then the difference must be exactly what
+ * the boot reported as hidden.
+ */
+static void firmware_cpu_count_agrees_with_qemu(void)
+{
+	unsigned int vcpus;
+
+	if (!running_under_qemu())
+		test_skip("not under QEMU: no second count of the CPUs (cpus=N is the only one)");
+	vcpus = fw_cfg_cpu_count();
+	ASSERT_GT(vcpus, 0u);
+	EXPECT_EQ(smp_summary.platform_cpus, vcpus);
+	if (smp_summary.discovered_by == CPU_DISCOVERY_ACPI_MADT)
+		EXPECT_EQ(smp_summary.enabled, vcpus);
+	else
+		EXPECT_LE(smp_summary.enabled, vcpus);
+	EXPECT_EQ(smp_summary.enabled + smp_summary.hidden, vcpus);
+	if (smp_summary.hidden)
+		test_diag("%s lists %u of QEMU's %u vCPUs; the other %u were reported hidden",
+			  smp_summary.discovered_by == CPU_DISCOVERY_MP_TABLE ? "the MP table" :
+			  "the firmware", smp_summary.enabled, vcpus, smp_summary.hidden);
 }
 
 static void apic_ids_are_distinct_and_match(void)
@@ -269,6 +297,7 @@ static void apic_mode_selection_follows_cpuid_and_firmware(void)
 
 static const struct test_case smp_cases[] = {
 	TEST_CASE(online_count_matches_the_firmware),
+	TEST_CASE(firmware_cpu_count_agrees_with_qemu),
 	TEST_CASE(apic_ids_are_distinct_and_match),
 	TEST_CASE(per_cpu_data_is_private),
 	TEST_CASE(aps_idle_with_interrupts_enabled),

@@ -35,4 +35,11 @@ bool running_under_qemu(void);
  */
 long fw_cfg_read_file(const char *name, void *buffer, size_t size);
 
+/**
+ * fw_cfg_cpu_count - how many vCPUs QEMU started (-smp N, not maxcpus), from
+ * fw_cfg; 0 without fw_cfg.  A count only: which APIC IDs they have is the
+ * firmware tables' to say.
+ */
+unsigned int fw_cfg_cpu_count(void);
+
 #endif

@@ -25,6 +25,8 @@ struct smp_summary {
 	unsigned int disabled;		/* present but not enabled: never started */
 	unsigned int beyond_capacity;	/* enabled ones past MAX_CPUS, not used */
 	unsigned int unreachable;	/* enabled, but an APIC ID the APIC mode cannot address */
+	unsigned int platform_cpus;	/* vCPUs QEMU started (fw_cfg); 0: not known */
+	unsigned int hidden;		/* of those, how many the table does not list as enabled */
 	unsigned int present;		/* logical CPUs we tried to run: cpus[0..present) */
 	unsigned int online;		/* of those, running */
 	uint64_t kernel_entry_cycles;	/* TSC at kmain */

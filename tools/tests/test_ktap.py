@@ -188,11 +188,45 @@ ok 1 x2apic # SKIP all cases skipped
         # One passing case is enough for --skip-only fail.
         self.assertTrue(check(GOOD, skip_only="fail").ok)
 
-    def test_no_tests_at_all(self):
-        result = check("KTAP version 1\n1..0\n# RESULT: PASS\n")
-        self.assertTrue(result.ok, result.problems)
-        self.assertIn("no test case ran", result.warnings[0])
-        self.assertFalse(check("KTAP version 1\n1..0\n# RESULT: PASS\n", skip_only="fail").ok)
+    def test_no_tests_at_all_fails_whatever_the_skip_mode(self):
+        # A selection that matched nothing: even a kernel that said PASS is no pass.
+        for mode in ktap.SKIP_ONLY_MODES:
+            result = check("KTAP version 1\n1..0\n# Totals: pass:0 fail:0 skip:0 total:0\n"
+                           "# RESULT: PASS\n", skip_only=mode)
+            self.assertFalse(result.ok, mode)
+            self.assertIn("no test case ran: a run that selects nothing fails", result.problems)
+
+    NOTHING_MATCHED = """\
+KTAP version 1
+1..0
+# test=smpp: no suite or case matches this pattern
+# test=stop_machin: no suite or case matches this pattern
+# no test case matched test=smpp,stop_machin: a run that selects nothing fails
+# Totals: pass:0 fail:0 skip:0 total:0
+# RESULT: FAIL
+"""
+
+    def test_nothing_matched_names_the_patterns(self):
+        result = check(self.NOTHING_MATCHED)
+        self.assertFalse(result.ok)
+        self.assertEqual(result.problems, [
+            "the kernel reported '# RESULT: FAIL' (line 7)",
+            "line 3: test=smpp selects no test case",
+            "line 4: test=stop_machin selects no test case",
+            "no test case ran: a run that selects nothing fails"])
+
+    def test_one_unmatched_pattern_beside_good_ones_fails(self):
+        # Even if the kernel had said PASS: the checker reads the pattern line itself.
+        text = GOOD.replace("# Totals:", "# bench=ipii: no suite or case matches this pattern\n"
+                                         "# Totals:")
+        result = check(text)
+        self.assertFalse(result.ok)
+        self.assertEqual(result.problems, ["line 26: bench=ipii selects no test case"])
+        self.assertEqual(result.passed, 5)
+
+    def test_all_skipped_selection_stays_a_skip(self):
+        # Cases were selected and ran: a skip, not a failure, in the default mode.
+        self.assertTrue(check(self.ALL_SKIPPED).ok)
 
     def test_suite_with_no_cases(self):
         text = replace_line(GOOD, "# RESULT: PASS", "")

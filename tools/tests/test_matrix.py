@@ -4,6 +4,7 @@ whole matrix runs through tools/run against the fake QEMU of test_run.py."""
 
 import importlib.machinery
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -83,6 +84,9 @@ class ConfigTest(unittest.TestCase):
             ("[a]\nrun = --cmdline \"unbalanced\n", 2, "cannot split"),
             ("[a]\nrun = --cpus 1 --log x.log\n", 2, "set by tools/matrix"),
             ("[a]\nrun = --quiet\n", 2, "set by tools/matrix"),
+            ("[a]\nrun = --gdb=1234\n", 2, "set by tools/matrix"),
+            ("[a]\ngdb =\n", 2, "gdb needs a file of gdb commands"),
+            ("[a]\n\ngdb_line = Thread 2 hit *\n", 3, "gdb_line without gdb = FILE"),
             ("[a]\ngroups = ok b@d\n", 2, "bad group name"),
             ("[a]\n[b\n", 2, "expected '[name]'"),
             ("[a]\nexpect = xfail\n", 2, "expect must be one of pass, fail, skip, crash"),
@@ -258,6 +262,141 @@ class LineMatchTest(unittest.TestCase):
         outcome = matrix.judge(entry, 1, "", self.log, 100, outer_timeout=True)
         self.assertFalse(outcome.ok)
         self.assertIn("expected fail, got no end (tools/run was killed", outcome.reasons[0])
+
+
+class NothingSelectedTest(unittest.TestCase):
+    """A run whose test= or bench= selects nothing is a failure, not a skip."""
+
+    def judge(self, log, status):
+        with test_run.tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "typo.log")
+            with open(path, "w") as out:
+                out.write(log)
+            entry, = matrix.parse_config("[typo]\ncmdline = test=smpp,stop_machin\n")
+            return matrix.judge(entry, status, "", path, 0.5)
+
+    def test_the_kernel_fail_names_the_patterns(self):
+        outcome = self.judge("KTAP version 1\n1..0\n"
+                             "# test=smpp: no suite or case matches this pattern\n"
+                             "# no test case matched test=smpp: a run that selects nothing "
+                             "fails\n# Totals: pass:0 fail:0 skip:0 total:0\n"
+                             "# RESULT: FAIL\n", 1)
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.verdict, "FAIL")
+        self.assertIn("line 3: test=smpp selects no test case", outcome.reasons)
+
+    def test_a_kernel_that_calls_it_a_skip_still_fails(self):
+        # What trigos did before: "# RESULT: PASS" with nothing run, tools/run status 2.
+        outcome = self.judge("KTAP version 1\n1..0\n# no test case matched test=smpp\n"
+                             "# Totals: pass:0 fail:0 skip:0 total:0\n# RESULT: PASS\n", 2)
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.verdict, "FAIL")
+        self.assertIn("no test case ran: a run that selects nothing fails", outcome.reasons)
+
+
+# A stand-in for gdb: prints $FAKE_GDB_TRANSCRIPT, sleeps $FAKE_GDB_SLEEP
+# seconds, exits with $FAKE_GDB_STATUS; its arguments are written to $FAKE_GDB_ARGS.
+FAKE_GDB = """#!PYTHON
+import json, os, sys, time
+with open(os.environ["FAKE_GDB_ARGS"], "w") as out:
+    json.dump(sys.argv[1:], out)
+sys.stdout.write(os.environ.get("FAKE_GDB_TRANSCRIPT", ""))
+sys.stdout.flush()
+time.sleep(float(os.environ.get("FAKE_GDB_SLEEP", "0")))
+sys.exit(int(os.environ.get("FAKE_GDB_STATUS", "0")))
+""".replace("PYTHON", sys.executable)
+
+GOOD_SESSION = """0x000000000000fff0 in ?? ()
+Breakpoint 1 at 0x109a40: file kernel/main.c, line 35.
+
+Thread 1 hit Breakpoint 1, kmain (magic=920085129, info_physical=6542736) at kernel/main.c:35
+#1  0x0000000000100244 in long_mode_entry () at boot/entry.S:243
+[Switching to Thread 1.2]
+
+Thread 2 hit Breakpoint 2, ap_online (cpu=cpu@entry=0x1b1940 <cpus+320>) at kernel/smp.c:247
+[Inferior 1 (process 1) detached]
+"""
+
+
+class GdbSessionTest(unittest.TestCase):
+    """gdb = FILE / gdb_line: gdb's status and output judged (a stand-in gdb, no QEMU)."""
+
+    CONFIG = ("[gdb-x]\nrun = --boot kernel --cpus 2\ngdb = tests/gdb/kmain-and-ap.gdb\n"
+              "gdb_line = Thread 1 hit Breakpoint 1, kmain (*) at kernel/main.c:*\n"
+              "gdb_line = Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp.c:*\n")
+
+    def setUp(self):
+        self.tmp = test_run.tempfile.TemporaryDirectory()
+        self.gdb = os.path.join(self.tmp.name, "gdb")
+        with open(self.gdb, "w") as out:
+            out.write(FAKE_GDB)
+        os.chmod(self.gdb, 0o755)
+        self.args = os.path.join(self.tmp.name, "args.json")
+        self.saved = dict(os.environ)
+        os.environ["FAKE_GDB_ARGS"] = self.args
+        self.entry, = matrix.parse_config(self.CONFIG, "g.cfg")
+
+    def tearDown(self):
+        os.environ.clear()
+        os.environ.update(self.saved)
+        self.tmp.cleanup()
+
+    def session(self, transcript, status=0, sleep=0, grace=5):
+        os.environ.update(FAKE_GDB_TRANSCRIPT=transcript, FAKE_GDB_STATUS=str(status),
+                          FAKE_GDB_SLEEP=str(sleep))
+        session = matrix.GdbSession(self.entry, "build/trigos.elf",
+                                    os.path.join(self.tmp.name, "gdb-x.gdb.log"), gdb=self.gdb)
+        session.start()
+        return session, session.finish(grace=grace)
+
+    def test_keys_are_parsed(self):
+        self.assertEqual(self.entry.gdb, "tests/gdb/kmain-and-ap.gdb")
+        self.assertEqual([pattern.key for pattern in self.entry.gdb_lines], ["gdb_line"] * 2)
+
+    def test_a_good_session_passes_on_a_free_port(self):
+        session, problems = self.session(GOOD_SESSION)
+        self.assertEqual(problems, [])
+        with open(self.args) as recorded:
+            argv = json.load(recorded)
+        self.assertEqual(argv[-3:], ["-x", "tests/gdb/kmain-and-ap.gdb", "build/trigos.elf"])
+        self.assertIn(f"target remote 127.0.0.1:{session.port}", argv)
+        self.assertIn("-batch", argv)
+        self.assertNotEqual(session.port, 1234)
+
+    def test_the_ap_breakpoint_on_the_boot_cpu_is_not_enough(self):
+        transcript = GOOD_SESSION.replace("Thread 2 hit Breakpoint 2", "Thread 1 hit Breakpoint 2")
+        _, problems = self.session(transcript)
+        self.assertIn("gdb_line 'Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp.c:*' "
+                      "(g.cfg:5) matches no line of gdb's output (9 lines)", problems)
+
+    def test_a_failed_command_fails_the_session(self):
+        _, problems = self.session(GOOD_SESSION + "Remote connection closed\n", status=1)
+        self.assertTrue(problems[0].startswith("gdb exited with status 1"), problems)
+
+    def test_a_gdb_that_does_not_end_is_killed(self):
+        _, problems = self.session(GOOD_SESSION, sleep=60, grace=0.5)
+        self.assertIn("gdb was still running 0.5 s after tools/run ended and was killed",
+                      problems)
+
+    def test_no_gdb_installed(self):
+        session = matrix.GdbSession(self.entry, "build/trigos.elf",
+                                    os.path.join(self.tmp.name, "x.gdb.log"),
+                                    gdb=os.path.join(self.tmp.name, "absent-gdb"))
+        session.start()
+        problems = session.finish()
+        self.assertIn("Debian package gdb", problems[0])
+
+    def test_judge_fails_the_run_with_the_sessions_problems(self):
+        log = os.path.join(self.tmp.name, "gdb-x.log")
+        with open(log, "w") as out:
+            out.write("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: smp\n    1..1\n"
+                      "    ok 1 a\n    # smp: pass:1 fail:0 skip:0 total:1\nok 1 smp\n"
+                      "# Totals: pass:1 fail:0 skip:0 total:1\n# RESULT: PASS\n")
+        outcome = matrix.judge(self.entry, 0, "", log, 1.0, gdb_problems=["gdb exited with "
+                                                                           "status 1"])
+        self.assertFalse(outcome.ok)
+        self.assertIn("gdb exited with status 1", outcome.reasons)
+        self.assertTrue(matrix.judge(self.entry, 0, "", log, 1.0).ok)
 
 
 class CheckStepTest(unittest.TestCase):

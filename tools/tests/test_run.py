@@ -55,6 +55,23 @@ FAKE_QEMU = textwrap.dedent(r'''
         sys.stdout.buffer.write(text.encode() if isinstance(text, str) else text)
         sys.stdout.flush()
 
+    def qmp_server():
+        """QEMU's QMP server on -qmp's socket: greeting, capabilities; then
+        (connection, its reader, send(message))."""
+        import socket
+        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(1)
+        connection, _ = server.accept()
+        replies = connection.makefile("rb")
+        def send(message):
+            connection.sendall(json.dumps(message).encode() + b"\r\n")
+        send({"QMP": {"version": {}, "capabilities": []}})
+        json.loads(replies.readline())
+        send({"return": {}})
+        return connection, replies, send
+
     HEAD = ("\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
             "KTAP version 1\n1..2\n"
             "    KTAP version 1\n    # Subtest: alpha\n    1..2\n"
@@ -113,18 +130,7 @@ FAKE_QEMU = textwrap.dedent(r'''
     if mode in ("reset", "poweroff", "halt", "running"):
         # QEMU's QMP server: greeting, capabilities, then a SHUTDOWN event
         # (reset, poweroff) or "info registers -a" answers (halt, running).
-        import socket
-        path = argv[argv.index("-qmp") + 1].split(",")[0][len("unix:"):]
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        server.listen(1)
-        connection, _ = server.accept()
-        replies = connection.makefile("rb")
-        def send(message):
-            connection.sendall(json.dumps(message).encode() + b"\r\n")
-        send({"QMP": {"version": {}, "capabilities": []}})
-        json.loads(replies.readline())
-        send({"return": {}})
+        connection, replies, send = qmp_server()
         say(HEAD + "    ok 2 two\n    # alpha: pass:2 fail:0 skip:0 total:2\nok 1 alpha\n"
             "# RESULT: PASS\n")
         if mode in ("reset", "poweroff"):
@@ -144,6 +150,32 @@ FAKE_QEMU = textwrap.dedent(r'''
             second = halted if mode == "halt" else busy
             send({"return": "\r\nCPU#0\r\nRAX=0\r\nRIP=1 " + halted + "\r\n"
                             "CPU#1\r\nRIP=2 " + second + "\r\n"})
+    if mode in ("debugged", "undebugged"):
+        # -S -gdb: QMP's query-chardev shows gdb connected for $FAKE_QEMU_DEBUG_SECONDS
+        # (debugged) or never (undebugged); then the run passes, or never ends.
+        port = argv[argv.index("-gdb") + 1]
+        connection, replies, send = qmp_server()
+        attached_until = time.monotonic() + float(os.environ.get("FAKE_QEMU_DEBUG_SECONDS", "0"))
+        import select
+        while mode == "undebugged" or time.monotonic() < attached_until:
+            # tools/run asks one question at a time: nothing waits in the buffer.
+            if not select.select([connection], [], [], 0.1)[0]:
+                continue
+            line = replies.readline()
+            if not line:
+                time.sleep(600)
+            request = json.loads(line)
+            if request["execute"] == "query-chardev":
+                peer = " <-> 127.0.0.1:40000" if mode == "debugged" else ""
+                prefix = "" if mode == "debugged" else "disconnected:"
+                send({"return": [{"label": "serial0", "filename": "stdio"},
+                                 {"label": "gdb", "filename": prefix + port + ",server=on" +
+                                  peer}]})
+            else:
+                send({"return": ""})
+        say(HEAD + "    ok 2 two\n    # alpha: pass:2 fail:0 skip:0 total:2\nok 1 alpha\n"
+            "# Totals: pass:2 fail:0 skip:0 total:2\n# RESULT: PASS\n")
+        sys.exit(33)
     sys.stderr.write("fake qemu: unknown mode " + mode + "\n")
     sys.exit(1)
 ''').lstrip().replace("PYTHON", sys.executable)
@@ -409,6 +441,78 @@ class ArgumentTest(unittest.TestCase):
         for word in ("--cpus", "--smp", "--firmware", "--boot", "--cmdline", "--timeout",
                      "exit status"):
             self.assertIn(word, result.stdout)
+
+
+class GdbTest(unittest.TestCase):
+    """--gdb[=PORT]: the stub, the command printed, the timeout's meaning."""
+
+    def test_stub_on_the_loopback_and_halted(self):
+        command = build(gdb_port=4321)
+        self.assertIn(("-gdb", "tcp:127.0.0.1:4321"), pairs(command))
+        self.assertIn("-S", command)
+        for boot in ("kernel", "usb"):
+            self.assertIn(("-gdb", "tcp:127.0.0.1:4321"), pairs(build(gdb_port=4321, boot=boot)))
+        self.assertNotIn("-S", build())
+        self.assertNotIn("-gdb", build())
+        with self.assertRaises(run.UsageError):
+            build(gdb_port=70000)
+
+    def test_port_and_timeout_defaults(self):
+        args = run.parse_args(["--gdb"])
+        self.assertEqual((args.gdb, args.timeout), (1234, float("inf")))
+        args = run.parse_args(["--gdb=4000", "--timeout", "5"])
+        self.assertEqual((args.gdb, args.timeout), (4000, 5.0))
+        args = run.parse_args(["--gdb", "4001"])
+        self.assertEqual(args.gdb, 4001)
+        self.assertEqual(run.parse_args([]).gdb, None)
+        for argv in (["--gdb=0"], ["--gdb=http"], ["--gdb=65536"]):
+            with self.subTest(argv=argv):
+                result = subprocess.run([sys.executable, RUN, *argv, "--dry-run"],
+                                        capture_output=True, text=True)
+                self.assertEqual(result.returncode, run.EXIT_SETUP)
+                self.assertIn("--gdb", result.stderr)
+
+    def test_the_gdb_command_printed(self):
+        config = run.RunConfig(gdb_port=1234, kernel="build/trigos.elf")
+        self.assertEqual(run.gdb_command(config),
+                         ["gdb", "build/trigos.elf", "-ex", "target remote 127.0.0.1:1234",
+                          "-ex", "break kmain", "-ex", "continue"])
+        # Under KVM a software breakpoint set before the load is overwritten by it.
+        config.accel = "kvm"
+        self.assertIn("hbreak kmain", run.gdb_command(config))
+
+    def test_attached_is_read_from_query_chardev(self):
+        # As QEMU 7.2 answers, before and while gdb is connected.
+        waiting = [{"frontend-open": True, "filename": "gdb", "label": "#chr033"},
+                   {"frontend-open": True, "filename": "disconnected:tcp:127.0.0.1:47123,"
+                    "server=on", "label": "gdb"}]
+        connected = [{"frontend-open": True, "filename": "tcp:127.0.0.1:47123,server=on "
+                      "<-> 127.0.0.1:48624", "label": "gdb"}]
+        self.assertFalse(run.gdb_attached(waiting))
+        self.assertTrue(run.gdb_attached(connected))
+        self.assertFalse(run.gdb_attached(None))
+        self.assertFalse(run.gdb_attached([{"label": "serial0", "filename": "a <-> b"}]))
+
+
+class GdbTimeoutTest(FakeQemuCase):
+    """No timeout kill while a debugger is attached; the timeout as usual without one."""
+
+    def test_attached_debugger_holds_the_timeout(self):
+        self.env["FAKE_QEMU_DEBUG_SECONDS"] = "6"
+        result = self.run_tool("--gdb=4444", "--timeout", "2", "--quiet",
+                               "--log", os.path.join(self.dir, "debugged.log"),
+                               mode="debugged")
+        stderr = result.stderr.decode()
+        self.assertEqual(result.returncode, run.EXIT_PASS, stderr)
+        self.assertIn("gdb stub on 127.0.0.1:4444", stderr)
+        self.assertIn("run:   gdb " + self.elf + " -ex 'target remote 127.0.0.1:4444'", stderr)
+        self.assertIn("the 2 s timeout counts only while no debugger is attached", stderr)
+
+    def test_without_a_debugger_the_timeout_still_ends_the_run(self):
+        result = self.run_tool("--gdb=4444", "--timeout", "2", "--quiet",
+                               "--log", os.path.join(self.dir, "undebugged.log"),
+                               mode="undebugged")
+        self.assertEqual(result.returncode, run.EXIT_TIMEOUT, result.stderr)
 
 
 class MissingFilesTest(FakeQemuCase):

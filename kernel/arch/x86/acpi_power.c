@@ -76,7 +76,7 @@ bool arch_acpi_poweroff(bool announce_steps)
 		return poweroff_refused("a hardware-reduced platform (sleep control register "
 					"not supported)");
 	if (!acpi_soft_off_values(&values))
-		return poweroff_refused("no usable \\_S5 in the DSDT");
+		return poweroff_refused("no usable \\_S5 in the DSDT or an SSDT");
 	if (fadt->pm1a_control.address == 0)
 		return poweroff_refused("the FADT has no PM1a control register");
 	acpi_register_describe(&fadt->pm1a_control, where, sizeof(where));

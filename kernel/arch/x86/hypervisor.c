@@ -6,7 +6,9 @@
  * read bytes from port 0x511.  Selector 0 returns "QEMU"; selector 0x19 the
  * file directory: a big-endian 32-bit count, then 64-byte entries of
  * big-endian size (32 bits), selector (16 bits), 16 reserved bits and a
- * 56-byte name.  Ports are touched only after CPUID reports a hypervisor:
+ * 56-byte name.  Selector 5 holds the number of vCPUs started, 16 bits
+ * little-endian (QEMU hw/i386/fw_cfg.c, fw_cfg_arch_create(): boot_cpus, at
+ * v7.2.0).  Ports are touched only after CPUID reports a hypervisor:
  * on bare metal 0x510 may belong to an unrelated device.
  */
 #include <bench.h>
@@ -20,6 +22,7 @@
 #define FW_CFG_SELECTOR_PORT		0x510
 #define FW_CFG_DATA_PORT		0x511
 #define FW_CFG_SIGNATURE		0x0000
+#define FW_CFG_NB_CPUS			0x0005
 #define FW_CFG_FILE_DIRECTORY		0x0019
 #define FW_CFG_FILE_NAME_SIZE		56
 
@@ -103,6 +106,17 @@ long fw_cfg_read_file(const char *name, void *buffer, size_t size)
 		return file_size;
 	}
 	return -1;
+}
+
+unsigned int fw_cfg_cpu_count(void)
+{
+	uint8_t count[2];
+
+	if (!info.fw_cfg_present)
+		return 0;
+	fw_cfg_select(FW_CFG_NB_CPUS);
+	fw_cfg_read(count, sizeof(count));
+	return (unsigned int)count[0] | ((unsigned int)count[1] << 8);
 }
 
 void arch_cpu_model(char *buffer, size_t size)
