@@ -97,11 +97,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-<<<<<<< HEAD
-.PHONY: all iso run debug test check check-unit check-tools bench bench-bochs clean deps
-=======
-.PHONY: all iso run debug test check check-unit check-tools check-model bench clean deps
->>>>>>> main
+.PHONY: all iso run debug test check check-unit check-tools check-model bench bench-bochs clean deps
 .PHONY: check-reproducible
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
