@@ -4,7 +4,7 @@
 #   make iso        the hybrid BIOS+UEFI ISO (build/trigos.iso)
 #   make run        boot the ISO in QEMU and stream the serial console
 #   make debug      the same, halted, waiting for gdb (GDB_PORT=1234)
-#   make check      host unit tests (kernel/lib, tools)
+#   make check      host unit tests (kernel/lib, tools), the trigger model (Spin)
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
 #   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
@@ -97,7 +97,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all iso run debug test check check-unit check-tools bench bench-bochs clean deps
+.PHONY: all iso run debug test check check-unit check-tools check-model bench bench-bochs clean deps
 .PHONY: check-reproducible
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
@@ -218,7 +218,12 @@ check-unit: $(UNIT_TESTS)
 check-tools:
 	$(PYTHON) -m unittest discover -s tools/tests -t . -q
 
-check: check-unit check-tools check-fuzz
+# The trigger's halting protocol, model-checked by Spin (tests/model/): the
+# model must hold and each of its mutants must fail.
+check-model:
+	$(PYTHON) tools/model-check --build $(BUILD)/model
+
+check: check-unit check-tools check-fuzz check-model
 
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with

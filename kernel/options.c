@@ -5,7 +5,10 @@
 #include <ktap.h>
 #include <options.h>
 #include <cpu.h>
+#include <smp.h>
+#include <smp_call.h>
 #include <spinlock.h>
+#include <stop_machine.h>
 #include <trigger_backend.h>
 #include <watchdog.h>
 #include <asm/entropy.h>
@@ -117,6 +120,11 @@ static bool apply_smp_withhold(const struct cmdline_word *word, const char **err
 	return apply_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
 }
 
+static bool apply_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 500000, &kernel_options.smp_ap_delay_us);
+}
+
 static bool apply_trigger(const struct cmdline_word *word, const char **error)
 {
 	int backend = word->has_value ? trigger_backend_from_name(word->value, word->value_length) : -1;
@@ -151,6 +159,43 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	else
 		return false;
 	return true;
+}
+
+static bool apply_test_break(const struct cmdline_word *word, const char **error)
+{
+	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
+				   : -1;
+
+	if (mode < 0)
+		return false;
+	kernel_options.test_break = mode;
+	return true;
+}
+
+/*
+ * test_drop_kick=call|stop_machine|mcs|bringup: one converted user's kicks
+ * are dropped (its setter lives beside its kick), so that the suite that
+ * checks that user's waits is seen to fail.
+ */
+static bool apply_test_drop_kick(const struct cmdline_word *word, const char **error)
+{
+	static const struct {
+		const char *user;
+		void (*drop)(bool drop);
+	} users[] = {
+		{ "call", smp_call_test_drop_kicks },
+		{ "stop_machine", stop_machine_test_drop_kicks },
+		{ "mcs", spinlock_test_drop_mcs_kicks },
+		{ "bringup", smp_test_drop_bringup_kicks },
+	};
+
+	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		if (cmdline_value_is(word, users[i].user)) {
+			users[i].drop(true);
+			return true;
+		}
+	}
+	return false;
 }
 
 static bool apply_torture(const struct cmdline_word *word, const char **error)
@@ -275,7 +320,12 @@ static const struct option known_options[] = {
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
+	{ "test_break", "halt_window, kick or kick_fence (tests that must then fail)",
+	  apply_test_break },
+	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
+	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "smp_ap_delay_us", "microseconds, 0..500000", apply_smp_ap_delay_us },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
 	{ "break", "test only: cr0_cd, bochs_monitor_operand, bochs_wake_ipi, store_kick_elsewhere "

@@ -115,6 +115,8 @@ static trigger_t call_wait_triggers[MAX_CPUS] = {
 	[0 ... MAX_CPUS - 1] = { .user = &trigger_user_call_completion },
 };
 
+static bool drop_kicks;		/* test_drop_kick=call */
+
 static void csd_complete(struct call_single_data *csd)
 {
 	trigger_t *owner_trigger = &call_wait_triggers[csd->source];
@@ -124,7 +126,8 @@ static void csd_complete(struct call_single_data *csd)
 	 * clear.  The last access to @csd: its owner may reuse it at once.
 	 */
 	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
-	trigger_kick(owner_trigger);
+	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+		trigger_kick(owner_trigger);
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -222,30 +225,46 @@ static struct call_watch call_watch_start(void)
 	};
 }
 
+static bool csd_pending(struct call_single_data *csd)
+{
+	/* Acquire: once it reads clear, the target's last use of it is over. */
+	return __atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_PENDING;
+}
+
+/*
+ * The stuck-call deadline has passed: say so.  A call still pending has its
+ * IPI sent again; one that has run (its flag clear) left a sleeping waiter
+ * that its kick should have woken.
+ */
 static void report_stuck(struct call_single_data *csd, uint64_t waited)
 {
 	char name[96];
 
 	count(&this_call_cpu()->stats.stuck_reports);
+	symbol_format((uint64_t)csd->function, name, sizeof(name));
+	if (!csd_pending(csd)) {
+		ktap_note("smp_call: cpu %u: woke at the stuck-call deadline (%llu ms) for the call "
+			  "of %s on cpu %u, which had run: its kick did not wake this CPU",
+			  cpu_id(), (unsigned long long)(cycles_to_ns(waited) / 1000000), name,
+			  csd->target);
+		return;
+	}
 	ktap_note("smp_call: cpu %u: the call of %s on cpu %u is not done after %llu ms; "
-		  "sending its IPI again", cpu_id(),
-		  symbol_format((uint64_t)csd->function, name, sizeof(name)), csd->target,
+		  "sending its IPI again", cpu_id(), name, csd->target,
 		  (unsigned long long)(cycles_to_ns(waited) / 1000000));
 	ipi_send(csd->target, IPI_VECTOR_CALL_FUNCTION);
 }
 
-/* What a waiter does between two looks at its call's flag. */
+/* A waiter with interrupts disabled, between two looks at its call's flag. */
 static void call_watch(struct call_watch *watch, struct call_single_data *csd)
 {
 	uint64_t waited;
 
 	/*
-	 * A waiter with interrupts disabled (a no-wait caller whose pool is
-	 * full) cannot take the IPIs of CPUs that may be waiting for it in
-	 * turn: it runs their calls itself.
+	 * It cannot take the IPIs of CPUs that may be waiting for it in turn:
+	 * it runs their calls itself.
 	 */
-	if (!watch->irqs_were_enabled)
-		call_queue_run(true);
+	call_queue_run(true);
 	if (watch->reported)
 		return;
 	waited = cycles() - csd->queued_cycles;
@@ -255,31 +274,57 @@ static void call_watch(struct call_watch *watch, struct call_single_data *csd)
 	report_stuck(csd, waited);
 }
 
+/* The stuck-call deadline of @csd, as a now_ns() value. */
+static uint64_t stuck_deadline_ns_of(const struct call_watch *watch,
+				      const struct call_single_data *csd)
+{
+	uint64_t due = csd->queued_cycles + watch->deadline_cycles, now = cycles();
+
+	return now_ns() + (due > now ? cycles_to_ns(due - now) : 0);
+}
+
 /*
  * Wait until @csd's call has run: the one place a caller waits for a call
- * (the trigger API turns this loop into trigger_reset/trigger_wait/
- * trigger_finish, as the seed patch does with its csd_flag_wait()).
+ * (the seed patch converts its csd_flag_wait() the same way).  The caller
+ * sleeps until the target's kick (csd_complete), with one bound, the
+ * stuck-call deadline counted from when the call was queued: reaching it
+ * is reported (report_stuck) and is a deadline return of the
+ * call_completion user, which the call_function suite counts as a failure;
+ * then the caller waits on, untimed.
+ *
+ * A caller with interrupts disabled (a no-wait caller whose pool is full)
+ * cannot sleep: CPUs waiting for it in turn would wait for ever for it to
+ * take their IPIs.  It looks at its flag and runs its own queue in turn,
+ * outside the trigger (call_watch).
  */
-#define CALL_WAIT_SLICE_NS (100ull * 1000 * 1000)	/* wake to watch for a stuck call */
-
 static void csd_flag_wait(struct call_single_data *csd)
 {
 	struct call_watch watch = call_watch_start();
 	trigger_t *trigger = &call_wait_triggers[cpu_id()];
 
-	/*
-	 * The seed's conversion: reset, wait while the flag is set, finish.
-	 * The wait is timed so that a sleeping caller still reports a stuck
-	 * call; with interrupts off a timed wait spins, and that caller runs
-	 * its own queue between looks (call_watch).
-	 */
+	if (!watch.irqs_were_enabled) {
+		while (csd_pending(csd)) {
+			call_watch(&watch, csd);
+			cpu_relax();
+		}
+		return;
+	}
 	trigger_reset(trigger);
 	/* Acquire: pairs with csd_complete(), so fn's stores are seen. */
-	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_PENDING) {
-		call_watch(&watch, csd);
-		trigger_wait_timeout(trigger, now_ns() + CALL_WAIT_SLICE_NS);
+	while (csd_pending(csd)) {
+		if (watch.reported) {
+			trigger_wait(trigger);
+		} else if (!trigger_wait_timeout(trigger, stuck_deadline_ns_of(&watch, csd))) {
+			watch.reported = true;
+			report_stuck(csd, cycles() - csd->queued_cycles);
+		}
 	}
 	trigger_finish(trigger);
+}
+
+void smp_call_test_drop_kicks(bool drop)
+{
+	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
 }
 
 /* --- The caller's side ------------------------------------------------------ */
@@ -362,12 +407,6 @@ static void call_kick(struct call_cpu *self, struct cpumask *kick)
 			count(&self->stats.ipis_sent);
 	}
 	cpumask_clear(kick);
-}
-
-static bool csd_pending(struct call_single_data *csd)
-{
-	/* Acquire: once it reads clear, the target's last use of it is over. */
-	return __atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_PENDING;
 }
 
 /*

@@ -167,6 +167,17 @@ static void spin_wait_once(struct spin_wait *wait)
 	spin_wait_check_clock(wait);
 }
 
+/* The deadline has passed: report the holder, once. */
+static void spin_wait_report(struct spin_wait *wait, uint64_t now)
+{
+	wait->reported = true;
+	/* The owner fields are a snapshot: the holder may change as we read. */
+	report(SPINLOCK_SPUN_TOO_LONG, wait->lock, wait->caller,
+	       __atomic_load_n(&wait->lock->owner, __ATOMIC_RELAXED),
+	       __atomic_load_n(&wait->lock->owner_caller, __ATOMIC_RELAXED),
+	       cycles_to_ns(now - wait->start));
+}
+
 /* Start the clock on the first call, report a too-long wait once after. */
 static void spin_wait_check_clock(struct spin_wait *wait)
 {
@@ -180,12 +191,7 @@ static void spin_wait_check_clock(struct spin_wait *wait)
 	}
 	if (wait->reported || now - wait->start < wait->limit)
 		return;
-	wait->reported = true;
-	/* The owner fields are a snapshot: the holder may change as we read. */
-	report(SPINLOCK_SPUN_TOO_LONG, wait->lock, wait->caller,
-	       __atomic_load_n(&wait->lock->owner, __ATOMIC_RELAXED),
-	       __atomic_load_n(&wait->lock->owner_caller, __ATOMIC_RELAXED),
-	       cycles_to_ns(now - wait->start));
+	spin_wait_report(wait, now);
 }
 
 /* --- Ticket lock ---------------------------------------------------------- */
@@ -321,8 +327,8 @@ static trigger_t mcs_node_triggers[MAX_CPUS][SPINLOCK_MCS_NODES_PER_CPU] = {
 		.user = &trigger_user_mcs_handover } },
 };
 
-#define MCS_TRIGGER_CHECK_NS (10ull * 1000 * 1000)	/* how often a sleeper checks the clock */
 static enum mcs_wait_mode mcs_wait_mode = MCS_WAIT_TRIGGER;
+static bool drop_kicks;		/* test_drop_kick=mcs */
 
 void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode)
 {
@@ -334,6 +340,11 @@ enum mcs_wait_mode spinlock_mcs_wait_mode(void)
 	return __atomic_load_n(&mcs_wait_mode, __ATOMIC_ACQUIRE);
 }
 
+void spinlock_test_drop_mcs_kicks(bool drop)
+{
+	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
+}
+
 static trigger_t *mcs_node_trigger(const struct mcs_node *node)
 {
 	size_t cpu = ((uintptr_t)node - (uintptr_t)mcs_nodes) / sizeof(struct mcs_cpu_nodes);
@@ -342,9 +353,17 @@ static trigger_t *mcs_node_trigger(const struct mcs_node *node)
 	return &mcs_node_triggers[cpu][slot];
 }
 
+/*
+ * The waiter sleeps until its predecessor's kick, with one bound: the
+ * spun-too-long deadline.  Reaching it, the holder is reported (a deadlock
+ * is a message) - a deadline return of the mcs_handover user, which the
+ * spinlock and locktorture suites count as a failure - and the waiter
+ * waits on, untimed.
+ */
 static void mcs_node_wait(struct mcs_node *node, struct spin_wait *wait)
 {
 	trigger_t *trigger;
+	uint64_t deadline;
 
 	if (spinlock_mcs_wait_mode() == MCS_WAIT_SPIN) {
 		while (__atomic_load_n(&node->waiting, __ATOMIC_ACQUIRE))
@@ -354,15 +373,14 @@ static void mcs_node_wait(struct mcs_node *node, struct spin_wait *wait)
 	trigger = mcs_node_trigger(node);
 	wait->spins = 1;
 	spin_wait_check_clock(wait);	/* starts the too-long clock */
+	deadline = now_ns() + cycles_to_ns(wait->limit);	/* the clock's start is now */
 	trigger_reset(trigger);
 	while (__atomic_load_n(&node->waiting, __ATOMIC_ACQUIRE)) {
-		/*
-		 * Timed, so that a sleeping waiter still wakes to report a
-		 * lock held past the deadline (a deadlock is a message).
-		 */
-		trigger_wait_timeout(trigger, now_ns() + MCS_TRIGGER_CHECK_NS);
-		wait->spins++;
-		spin_wait_check_clock(wait);
+		if (wait->reported) {
+			trigger_wait(trigger);
+		} else if (!trigger_wait_timeout(trigger, deadline)) {
+			spin_wait_report(wait, cycles());
+		}
 	}
 	trigger_finish(trigger);
 }
@@ -372,7 +390,8 @@ static void mcs_node_kick(struct mcs_node *node)
 	/* Release: the critical section's stores are visible to the new holder. */
 	__atomic_store_n(&node->waiting, 0, __ATOMIC_RELEASE);
 	/* Always kick: the waiter may have read mcs_wait_mode before a switch. */
-	trigger_kick(mcs_node_trigger(node));
+	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+		trigger_kick(mcs_node_trigger(node));
 }
 
 static bool mcs_acquire(spinlock_t *lock, struct spin_wait *wait)

@@ -48,8 +48,6 @@ struct stop_machine_data {
 	uint8_t acked[MAX_CPUS];	/* the last state each CPU acknowledged */
 };
 
-#define STOP_WATCH_SLICE_NS (100ull * 1000 * 1000)	/* how often the caller looks */
-
 static DEFINE_SPINLOCK(stop_machine_lock);
 static uint64_t stuck_deadline_ns = STOP_MACHINE_STUCK_DEADLINE_NS;
 static struct stop_machine_stats stats;
@@ -62,12 +60,20 @@ static struct stop_machine_stats stats;
 DEFINE_TRIGGER_USER(trigger_user_stop_machine, "stop_machine");
 static DEFINE_TRIGGER_FOR(stop_machine_trigger, &trigger_user_stop_machine);
 
+static bool drop_kicks;		/* test_drop_kick=stop_machine */
+
 static void set_state(struct stop_machine_data *smd, int new_state)
 {
 	/* Reset the ack first: CPUs may ack the new state as soon as they see it. */
 	__atomic_store_n(&smd->ack, (int)smd->threads, __ATOMIC_RELAXED);
 	__atomic_store_n(&smd->state, new_state, __ATOMIC_RELEASE);
-	trigger_kick(&stop_machine_trigger);
+	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+		trigger_kick(&stop_machine_trigger);
+}
+
+void stop_machine_test_drop_kicks(bool drop)
+{
+	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -80,12 +86,6 @@ static void ack_state(struct stop_machine_data *smd)
 	if (__atomic_sub_fetch(&smd->ack, 1, __ATOMIC_ACQ_REL) == 0)
 		set_state(smd, __atomic_load_n(&smd->state, __ATOMIC_RELAXED) + 1);
 }
-
-struct stop_watch {
-	uint64_t since;
-	uint64_t deadline_cycles;
-	bool reported;
-};
 
 static void report_stuck(struct stop_machine_data *smd, int state, uint64_t waited)
 {
@@ -110,54 +110,40 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 	ktap_note("stop_machine: cpu %u has waited %llu ms after %s for cpus %s (interrupts "
 		  "disabled elsewhere?)", cpu_id(),
 		  (unsigned long long)(cycles_to_ns(waited) / 1000000), state_names[state],
-		  late[0] ? late : "(none: about to move on)");
-}
-
-/* What a CPU does between two looks at the state: one report, by one CPU. */
-static void stop_machine_watch(struct stop_machine_data *smd, int state, struct stop_watch *watch)
-{
-	uint64_t waited;
-
-	if (watch->reported)
-		return;
-	waited = cycles() - watch->since;
-	if (waited < watch->deadline_cycles)
-		return;
-	watch->reported = true;
-	if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
-		report_stuck(smd, state, waited);
+		  late[0] ? late : "(none: about to move on, or its kick did not wake this CPU)");
 }
 
 /*
  * Wait until the state is no longer @state and return the new one: the one
- * place a CPU waits in stop_machine (for the trigger API to convert, as the
- * seed patch converts its stop_machine loop).
+ * place a CPU waits in stop_machine, converted as the seed patch converts
+ * its stop_machine loop.  Every CPU sleeps until the kick of the state
+ * change (set_state), interrupts off or not (the hlt backend halts for an
+ * NMI then).  The caller alone has a bound, the stuck deadline of each
+ * state: reaching it, it names the CPUs that have not acknowledged - a
+ * deadline return of the stop_machine user, which the stop_machine suite
+ * counts as a failure - and waits on, untimed, for the rest of this
+ * stop_machine (one report each).  With interrupts off a timed wait cannot
+ * halt (the timer cannot raise an NMI), so the caller looks rather than
+ * sleeps until then.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {
-	struct stop_watch watch = {
-		.since = cycles(),
-		.deadline_cycles = ns_to_cycles(__atomic_load_n(&stuck_deadline_ns,
-								__ATOMIC_RELAXED)),
-	};
-	bool watcher = cpu_id() == smd->caller;
+	uint64_t since = cycles();
+	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
+	/* One report per stop_machine: after it, the caller waits untimed too. */
+	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
 	int now;
 
-	/*
-	 * The seed's conversion: reset, wait while the state is unchanged,
-	 * finish.  Every CPU may sleep here, interrupts off or not (the hlt
-	 * backend halts for an NMI then); only the caller wakes on its own,
-	 * timed, to report a CPU that never acks - with interrupts off its
-	 * timed wait spins, so one CPU in the machine stays awake for that.
-	 */
 	trigger_reset(&stop_machine_trigger);
 	/* Re-read the state each time (acquire: the last acker's stores). */
 	while ((now = __atomic_load_n(&smd->state, __ATOMIC_ACQUIRE)) == state) {
-		stop_machine_watch(smd, state, &watch);
-		if (watcher)
-			trigger_wait_timeout(&stop_machine_trigger, now_ns() + STOP_WATCH_SLICE_NS);
-		else
+		if (!watching) {
 			trigger_wait(&stop_machine_trigger);
+		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
+			watching = false;
+			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
+				report_stuck(smd, state, cycles() - since);
+		}
 	}
 	trigger_finish(&stop_machine_trigger);
 	return now;

@@ -60,6 +60,21 @@ void watchdog_init(unsigned int timeout_seconds)
 		  timeout_seconds);
 }
 
+static void stop_ticking(void *unused)
+{
+	timer_stop();
+}
+
+bool watchdog_pause_tick(bool paused)
+{
+	int watcher = __atomic_load_n(&watch.watcher, __ATOMIC_ACQUIRE);
+
+	if (watcher < 0)
+		return false;
+	return smp_run_on((unsigned int)watcher, paused ? stop_ticking : start_ticking, NULL,
+			  1000000000ull);
+}
+
 void watchdog_case_begin(const char *case_name)
 {
 	watch.case_name = case_name;

@@ -19,6 +19,7 @@
 #include <lib/random.h>
 
 #include "cpu_test.h"
+#include "trigger_user_check.h"
 
 #define PAIR_WAIT_ROUNDS	4
 #define PAIR_NOWAIT_ROUNDS	8
@@ -79,8 +80,11 @@ static bool all_calls_ran(uint64_t expected)
 
 static struct smp_call_stats stats_at_start;
 
+static struct trigger_user_check call_waits;
+
 static int call_suite_init(void)
 {
+	trigger_user_check_begin(&call_waits, "call_completion");
 	for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++) {
 		hits_on[cpu] = 0;
 		hits_from[cpu] = 0;
@@ -538,12 +542,13 @@ static void calls_from_handlers_are_refused(void)
 static void a_lost_ipi_is_reported_and_sent_again(void)
 {
 	struct smp_call_stats before, after;
-	uint64_t old_deadline, start, took;
+	uint64_t old_deadline, start, took, deadlines;
 	int status;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other CPU to lose an IPI to");
 	smp_call_stats_read(&before);
+	deadlines = trigger_user_check_deadlines(&call_waits);
 	old_deadline = smp_call_set_stuck_deadline(SHORT_DEADLINE_NS);
 	smp_call_test_drop_next_ipi();
 	start = now_ns();
@@ -551,6 +556,9 @@ static void a_lost_ipi_is_reported_and_sent_again(void)
 	took = now_ns() - start;
 	smp_call_set_stuck_deadline(old_deadline);
 	smp_call_stats_read(&after);
+	/* The caller's wait reached its one bound, the stuck-call deadline, once. */
+	EXPECT_EQ(trigger_user_check_deadlines(&call_waits) - deadlines, 1u);
+	trigger_user_check_expect_deadline(&call_waits);
 	ASSERT_EQ(status, SMP_CALL_OK);
 	EXPECT_EQ(hits_on[1], 1u);
 	EXPECT_EQ(after.dropped_ipis - before.dropped_ipis, 1u);
@@ -564,12 +572,13 @@ static void a_busy_target_is_reported_and_the_call_completes(void)
 {
 	struct cpu_test_park park = { .limit_ns = 4 * SHORT_DEADLINE_NS };
 	struct smp_call_stats before, after;
-	uint64_t old_deadline, start, took;
+	uint64_t old_deadline, start, took, deadlines;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other CPU to keep busy");
 	ASSERT_TRUE(cpu_test_park_on(1, &park));
 	smp_call_stats_read(&before);
+	deadlines = trigger_user_check_deadlines(&call_waits);
 	old_deadline = smp_call_set_stuck_deadline(SHORT_DEADLINE_NS);
 	start = now_ns();
 	/* The park ends by itself (limit_ns): then the call runs. */
@@ -578,10 +587,23 @@ static void a_busy_target_is_reported_and_the_call_completes(void)
 	took = now_ns() - start;
 	smp_call_set_stuck_deadline(old_deadline);
 	smp_call_stats_read(&after);
+	EXPECT_EQ(trigger_user_check_deadlines(&call_waits) - deadlines, 1u);
+	trigger_user_check_expect_deadline(&call_waits);
 	ASSERT_TRUE(cpu_test_unpark(1, &park));
 	EXPECT_EQ(hits_on[1], 1u);
 	EXPECT_EQ(after.stuck_reports - before.stuck_reports, 1u);
 	EXPECT_GE(took, SHORT_DEADLINE_NS);
+}
+
+/*
+ * Every call a caller waited for in this suite ended its wait by the
+ * target's kick (csd_complete), never at the stuck-call deadline but in the
+ * two cases above, which go there on purpose.  test_drop_kick=call must make
+ * this fail.
+ */
+static void call_waits_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&call_waits);
 }
 
 static const struct test_case call_function_cases[] = {
@@ -598,5 +620,6 @@ static const struct test_case call_function_cases[] = {
 	TEST_CASE(calls_from_handlers_are_refused),
 	TEST_CASE(a_lost_ipi_is_reported_and_sent_again),
 	TEST_CASE(a_busy_target_is_reported_and_the_call_completes),
+	TEST_CASE(call_waits_ended_by_their_kicks),
 };
 TEST_SUITE(call_function, call_function_cases, call_suite_init, call_suite_exit);

@@ -29,6 +29,7 @@
 #include <lib/format.h>
 #include <lib/random.h>
 #include <lib/string.h>
+#include "trigger_user_check.h"
 
 #define MS			(1000ull * 1000)
 #define TORTURE_LOCKS		3
@@ -607,19 +608,37 @@ static void broken_owner_check_is_caught_by_the_checker(void)
 	EXPECT_GT(rogue_unlocks, 0u);
 }
 
+static struct trigger_user_check mcs_waits;
+
+/*
+ * Every MCS hand-over a waiter slept for in the torture ended its wait by
+ * the releaser's kick, never at the too-long deadline.
+ */
+static void mcs_handovers_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&mcs_waits);
+}
+
 static const struct test_case locktorture_cases[] = {
 	TEST_CASE(ticket_lock_torture),
 	TEST_CASE(mcs_lock_torture),
 	TEST_CASE(rogue_unlocks_are_caught_by_the_owner_check),
 	TEST_CASE(broken_owner_check_is_caught_by_the_checker),
+	TEST_CASE(mcs_handovers_ended_by_their_kicks),
 };
+
+static int locktorture_init(void)
+{
+	trigger_user_check_begin(&mcs_waits, "mcs_handover");
+	return 0;
+}
 
 static void restore_report_hook(void)
 {
 	spinlock_set_report_hook(NULL);
 }
 
-TEST_SUITE(locktorture, locktorture_cases, NULL, restore_report_hook);
+TEST_SUITE(locktorture, locktorture_cases, locktorture_init, restore_report_hook);
 
 /* --- Benchmarks (test=bench_spinlock) ---------------------------------------- */
 

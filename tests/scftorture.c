@@ -24,6 +24,7 @@
 #include <lib/random.h>
 
 #include "cpu_test.h"
+#include "trigger_user_check.h"
 
 #define QUICK_OPS		300
 #define LONG_OPS		200000
@@ -427,8 +428,30 @@ static void calls_while_the_machine_stops(void)
 	scf_check_and_report((int)me);
 }
 
+static struct trigger_user_check call_waits, stop_waits;
+
+/* Every call waited for and every stop_machine state change ended its wait by its kick. */
+static void call_waits_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&call_waits);
+}
+
+static void state_waits_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&stop_waits);
+}
+
+static int scftorture_init(void)
+{
+	trigger_user_check_begin(&call_waits, "call_completion");
+	trigger_user_check_begin(&stop_waits, "stop_machine");
+	return 0;
+}
+
 static const struct test_case scftorture_cases[] = {
 	TEST_CASE(random_calls_from_every_cpu),
 	TEST_CASE(calls_while_the_machine_stops),
+	TEST_CASE(call_waits_ended_by_their_kicks),
+	TEST_CASE(state_waits_ended_by_their_kicks),
 };
-TEST_SUITE(scftorture, scftorture_cases, NULL, NULL);
+TEST_SUITE(scftorture, scftorture_cases, scftorture_init, NULL);

@@ -13,6 +13,7 @@
 #include <test.h>
 #include <time.h>
 #include <timer.h>
+#include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <watchdog.h>
 #include <lib/string.h>
@@ -295,6 +296,45 @@ static void apic_mode_selection_follows_cpuid_and_firmware(void)
 		test_diag("running in xAPIC mode: the x2APIC path was not exercised here");
 }
 
+/*
+ * AP bring-up runs before any suite: this case checks its wait.  The BSP
+ * waited for the APs on a trigger that each AP kicks as it comes online
+ * (kernel/smp.c): one sequence, ended by the last AP's kick (or before
+ * waiting, every AP already online; or just before that kick, which then
+ * came), with its one bound, the 1 s AP deadline, reached only when an AP
+ * did not start - as reported at boot.  test_drop_kick=bringup must make
+ * this fail.
+ */
+static void bring_up_wait_ended_by_the_last_aps_kick(void)
+{
+	struct trigger_user *user = trigger_user_find("ap_bringup");
+	struct trigger_user_counters counters;
+	unsigned int failed = 0;
+
+	ASSERT_TRUE(user != NULL);
+	if (cpus_present() < 2)
+		test_skip("one CPU: no APs to wait for");
+	for (unsigned int i = 1; i < cpus_present(); i++)
+		failed += cpus[i].boot_failed;
+	trigger_user_counters_read(user, &counters);
+	test_diag("ap_bringup: %llu sequence: by its kick %llu, before waiting %llu, before its "
+		  "kick %llu, reached the deadline %llu, still without a kick %llu; %u APs did not "
+		  "start", (unsigned long long)counters.sequences,
+		  (unsigned long long)counters.by_kick, (unsigned long long)counters.before_waiting,
+		  (unsigned long long)counters.before_its_kick,
+		  (unsigned long long)counters.reached_deadline,
+		  (unsigned long long)counters.awaiting_kick, failed);
+	EXPECT_EQ(counters.sequences, 1u);
+	EXPECT_EQ(counters.reached_deadline, failed ? 1u : 0u);
+	/* smp_ap_delay_us= makes every AP late: the BSP must have waited for a kick. */
+	if (kernel_options.smp_ap_delay_us)
+		EXPECT_EQ(counters.before_waiting, 0u);
+	if (!failed) {
+		EXPECT_EQ(counters.awaiting_kick, 0u);
+		EXPECT_EQ(counters.by_kick + counters.before_waiting + counters.before_its_kick, 1u);
+	}
+}
+
 static const struct test_case smp_cases[] = {
 	TEST_CASE(online_count_matches_the_firmware),
 	TEST_CASE(firmware_cpu_count_agrees_with_qemu),
@@ -307,6 +347,7 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(delays_last_as_long_as_asked),
 	TEST_CASE(tscs_of_all_cpus_agree),
 	TEST_CASE(bring_up_was_timed),
+	TEST_CASE(bring_up_wait_ended_by_the_last_aps_kick),
 	TEST_CASE(apic_mode_selection_follows_cpuid_and_firmware),
 };
 TEST_SUITE(smp, smp_cases, NULL, NULL);

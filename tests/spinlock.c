@@ -14,6 +14,7 @@
 #include <test.h>
 #include <time.h>
 #include <lib/string.h>
+#include "trigger_user_check.h"
 
 #define MS			(1000ull * 1000)
 #define REMOTE_TIMEOUT_NS	(10000 * MS)
@@ -62,6 +63,8 @@ static void show_report(void)
 
 	test_diag("caught: %s", spinlock_report_format(&caught.last, line, sizeof(line)));
 }
+
+static struct trigger_user_check mcs_waits;
 
 /* Whatever a case did, the next one starts with the default hook and deadline. */
 static void restore_defaults(void)
@@ -516,7 +519,8 @@ static void long_spin_reports_the_holder_once_and_goes_on(void)
 		test_skip("one CPU: no other CPU to spin");
 	for_each_lock_kind(kind) {
 		static spinlock_t lock;
-		uint64_t reported_at;
+		uint64_t reported_at, deadlines = trigger_user_check_deadlines(&mcs_waits);
+		bool sleeps = *kind == SPINLOCK_MCS && spinlock_mcs_wait_mode() == MCS_WAIT_TRIGGER;
 
 		spin_lock_init(&lock, "deadlocked", *kind);
 		spinner.lock = &lock;
@@ -545,6 +549,10 @@ static void long_spin_reports_the_holder_once_and_goes_on(void)
 		/* ...and it went on spinning until it got the lock. */
 		EXPECT_GE(spinner.waited_ns, 6 * deadline);
 		EXPECT_FALSE(spin_is_locked(&lock));
+		/* An MCS waiter on its trigger reached its one bound, this deadline, once. */
+		EXPECT_EQ(trigger_user_check_deadlines(&mcs_waits) - deadlines, sleeps ? 1u : 0u);
+		if (sleeps)
+			trigger_user_check_expect_deadline(&mcs_waits);
 	}
 }
 
@@ -587,6 +595,16 @@ static void mcs_nodes_come_back_in_any_release_order(void)
 	EXPECT_EQ(spinlock_mcs_nodes_in_use(me), 0u);
 }
 
+/*
+ * Every MCS hand-over a waiter slept for in this suite ended its wait by
+ * the releaser's kick (mcs_node_kick), never at the too-long deadline but
+ * in the case above.  test_drop_kick=mcs must make this fail.
+ */
+static void mcs_handovers_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&mcs_waits);
+}
+
 static const struct test_case spinlock_cases[] = {
 	TEST_CASE(ticket_lock_excludes_under_contention),
 	TEST_CASE(mcs_lock_excludes_under_contention),
@@ -600,10 +618,12 @@ static const struct test_case spinlock_cases[] = {
 	TEST_CASE(unlock_by_another_cpu_is_reported_with_both_call_sites),
 	TEST_CASE(long_spin_reports_the_holder_once_and_goes_on),
 	TEST_CASE(mcs_nodes_come_back_in_any_release_order),
+	TEST_CASE(mcs_handovers_ended_by_their_kicks),
 };
 
 static int reset_reports(void)
 {
+	trigger_user_check_begin(&mcs_waits, "mcs_handover");
 	restore_defaults();
 	return 0;
 }

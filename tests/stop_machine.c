@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cpu_test.h"
+#include "trigger_user_check.h"
 
 /*
  * Under overcommit (-smp 8 on 2 host cores) one stop_machine takes ~150 ms,
@@ -68,8 +69,11 @@ static int expected_result(const struct cpumask *mask)
 	return result;
 }
 
+static struct trigger_user_check stop_waits;
+
 static int stop_suite_init(void)
 {
+	trigger_user_check_begin(&stop_waits, "stop_machine");
 	for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++)
 		runs_on[cpu] = 0;
 	runs_with_interrupts_on = runs_outside_a_call = 0;
@@ -436,7 +440,7 @@ static void hold_until_reported(void *unused)
 static void a_cpu_holding_everyone_up_is_named(void)
 {
 	struct stop_machine_stats before, after;
-	uint64_t old_deadline, start, took;
+	uint64_t old_deadline, start, took, deadlines;
 	unsigned int laggard = cpus_present() - 1;
 
 	if (cpus_online() < 2)
@@ -447,12 +451,16 @@ static void a_cpu_holding_everyone_up_is_named(void)
 	ASSERT_TRUE(smp_run_on_async(laggard, hold_until_reported, NULL));
 	while (!__atomic_load_n(&hold.parked, __ATOMIC_ACQUIRE))
 		cpu_relax();
+	deadlines = trigger_user_check_deadlines(&stop_waits);
 	old_deadline = stop_machine_set_stuck_deadline(SHORT_DEADLINE_NS);
 	start = now_ns();
 	/* The laggard joins once its report is out. */
 	EXPECT_GE(stop_machine(count_run, NULL, NULL), 0);
 	took = now_ns() - start;
 	stop_machine_set_stuck_deadline(old_deadline);
+	/* The caller's wait reached its one bound, the stuck deadline, once. */
+	EXPECT_EQ(trigger_user_check_deadlines(&stop_waits) - deadlines, 1u);
+	trigger_user_check_expect_deadline(&stop_waits);
 	stop_machine_stats_read(&after);
 	ASSERT_TRUE(smp_wait_for(laggard, CPU_TEST_TIMEOUT_NS));
 	EXPECT_TRUE(hold.released_by_report);
@@ -461,6 +469,16 @@ static void a_cpu_holding_everyone_up_is_named(void)
 	/* No report before the deadline: the caller waited that long at least. */
 	EXPECT_GE(took, SHORT_DEADLINE_NS);
 	EXPECT_EQ(runs_on[laggard], 1u);
+}
+
+/*
+ * Every state change every CPU waited for in this suite ended its wait by
+ * the kick of the change (set_state), never at the caller's stuck deadline
+ * but in the case above.  test_drop_kick=stop_machine must make this fail.
+ */
+static void state_waits_ended_by_their_kicks(void)
+{
+	trigger_user_check_end(&stop_waits);
 }
 
 static const struct test_case stop_machine_cases[] = {
@@ -474,5 +492,6 @@ static const struct test_case stop_machine_cases[] = {
 	TEST_CASE(concurrent_callers_take_turns),
 	TEST_CASE(refused_where_it_could_deadlock),
 	TEST_CASE(a_cpu_holding_everyone_up_is_named),
+	TEST_CASE(state_waits_ended_by_their_kicks),
 };
 TEST_SUITE(stop_machine, stop_machine_cases, stop_suite_init, NULL);

@@ -25,11 +25,14 @@
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 
-#define REMOTE_TIMEOUT_NS	(2ull * 1000 * 1000 * 1000)
-#define MILLISECOND		1000000ull
+#define MILLISECOND		TRIGGER_TEST_MS
+
+static bool kick_from_nmi(struct interrupt_frame *frame);
 
 static void restore_backend(void)
 {
+	nmi_unregister(kick_from_nmi);
+	trigger_test_set_kick_break(TRIGGER_BREAK_NONE);
 	trigger_test_restore_boot_backend();
 	trigger_set_misuse_hook(NULL);
 	trigger_set_broken_hlt(false);
@@ -55,19 +58,6 @@ static unsigned int available_backends(enum trigger_backend_id *list)
 	     *backend_at_ = backend_list_, backend;                                      \
 	     backend_at_ < backend_end_ && ((backend = *backend_at_), trigger_backend_set(backend)); \
 	     backend_at_++)
-
-/* A CPU other than this one that may wait (no periodic watchdog tick), or -1. */
-static int other_cpu(bool must_be_tickless)
-{
-	for (unsigned int i = 0; i < cpus_present(); i++) {
-		if (i == cpu_id() || !cpu_is_online(i))
-			continue;
-		if (must_be_tickless && (int)i == watchdog_cpu())
-			continue;
-		return (int)i;
-	}
-	return -1;
-}
 
 /* --- Sticky, implicit reset ------------------------------------------------------ */
 
@@ -190,75 +180,187 @@ static void no_interrupt_during_a_wait_with_interrupts_off(void)
 
 /* --- Kicks from an interrupt handler and from an NMI handler ------------------------ */
 
+/*
+ * A kick from a handler must end the wait by itself.  An interrupt ends a
+ * halt anyway, so "the wait returned" proves nothing: each case checks, in
+ * the waiter's sequence record, that its last return saw the kick (the
+ * generation had moved: sticky, kick, ipi or nmi) - a return for the
+ * interrupt alone is "interrupt" - and that no wait reached its deadline.
+ * A wait that returned for nothing (mwait under TCG returns at once) may
+ * find the condition just before the kick: then the kick must have come
+ * (the generation moved since the reset).  The waiters never keep the
+ * watchdog's tick (paused where the waiter must be its CPU).
+ * test_break=kick makes these cases' kicks do nothing: each must then fail.
+ */
 static DEFINE_TRIGGER(handler_trigger);
-static volatile bool handler_kicked;
+
+static bool ended_by_the_kick(const char *what, const struct trigger_sequence_record *record,
+			      bool kick_came)
+{
+	bool by_kick = record->waits > 0 && record->returns[TRIGGER_WAKE_DEADLINE] == 0 &&
+		       (trigger_wake_saw_kick(record->last_return) ||
+			(kick_came && record->last_return == TRIGGER_WAKE_SPURIOUS));
+
+	if (!by_kick)
+		test_diag("%s, %s: not ended by the kick: waits %u sleeps %u, last return %s, "
+			  "deadlines %u, the kick %s", trigger_backend_name(record->backend), what,
+			  record->waits, record->sleeps, trigger_wake_name(record->last_return),
+			  record->returns[TRIGGER_WAKE_DEADLINE], kick_came ? "came" : "never came");
+	return by_kick;
+}
+
+/* Whether @trigger was kicked since its generation was @before. */
+static bool kicked_since(const trigger_t *trigger, uint64_t before)
+{
+	return __atomic_load_n(&trigger->generation, __ATOMIC_ACQUIRE) != before;
+}
+
+static struct {
+	unsigned int kicker;		/* the CPU whose timer interrupt kicks */
+	volatile bool condition;
+	volatile bool about_to_wait;
+	struct trigger_sequence_record record;
+} timer_kick;
 
 static void kick_from_timer_interrupt(void)
 {
-	handler_kicked = true;
+	if (cpu_id() != timer_kick.kicker || __atomic_load_n(&timer_kick.condition, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&timer_kick.condition, true, __ATOMIC_RELAXED);
 	trigger_kick(&handler_trigger);
 }
 
+/*
+ * Wait, interrupts on, for the timer handler's condition, bounded (a kick
+ * that does nothing leaves the spin backend looking until the deadline).
+ * @own_timer: the kick comes from this CPU's own timer, armed here.
+ */
+static void wait_for_the_timer_handler(void *own_timer)
+{
+	uint64_t deadline = now_ns() + TRIGGER_TEST_REMOTE_TIMEOUT_NS;
+	bool was_enabled = local_irq_save();
+
+	local_irq_enable();
+	trigger_reset(&handler_trigger);
+	if (own_timer)
+		timer_oneshot(MILLISECOND);	/* taken inside the wait: the reset disabled interrupts */
+	__atomic_store_n(&timer_kick.about_to_wait, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&timer_kick.condition, __ATOMIC_ACQUIRE) &&
+	       trigger_wait_timeout(&handler_trigger, deadline))
+		;
+	trigger_finish(&handler_trigger);
+	local_irq_restore(was_enabled);
+	trigger_last_sequence(cpu_id(), &timer_kick.record);
+}
+
+/*
+ * Two waiters: this CPU, whose own timer interrupt kicks (the interrupt ends
+ * its halt too: only the record tells the kick's return from the
+ * interrupt's), and another CPU kicked from this CPU's timer interrupt
+ * (nothing but the kick's wake-up can end its wait).
+ */
 static void kick_from_an_interrupt_handler_wakes_the_wait(void)
 {
-	bool was_enabled = local_irq_save();
+	int other = trigger_test_other_cpu();
+	bool was_enabled, paused;
 
 	if ((int)cpu_id() == watchdog_cpu())
 		test_skip("the runner's CPU keeps the watchdog's tick");
+	paused = trigger_test_quiet_cpu(other);
+	was_enabled = local_irq_save();
+	timer_set_tick_hook(kick_from_timer_interrupt);
 	FOR_EACH_BACKEND(backend) {
-		uint64_t deadline = now_ns() + REMOTE_TIMEOUT_NS;
+		uint64_t generation = handler_trigger.generation;
 
-		handler_kicked = false;
-		timer_set_tick_hook(kick_from_timer_interrupt);
+		timer_kick = (typeof(timer_kick)){ .kicker = cpu_id() };
+		trigger_test_break_kicks(true);
+		wait_for_the_timer_handler((void *)1);
+		trigger_test_break_kicks(false);
+		EXPECT_TRUE(timer_kick.condition);
+		EXPECT_TRUE(ended_by_the_kick("its own timer interrupt", &timer_kick.record,
+					      kicked_since(&handler_trigger, generation)));
+		if (other < 0)
+			continue;
+		generation = handler_trigger.generation;
+		timer_kick = (typeof(timer_kick)){ .kicker = cpu_id() };
+		trigger_test_break_kicks(true);
+		ASSERT_TRUE(smp_run_on_async((unsigned int)other, wait_for_the_timer_handler, NULL));
+		trigger_test_let_it_wait(&handler_trigger, (unsigned int)other,
+					 &timer_kick.about_to_wait);
 		local_irq_enable();
-		trigger_reset(&handler_trigger);
 		timer_oneshot(MILLISECOND);
-		while (!handler_kicked && now_ns() < deadline)
-			trigger_wait(&handler_trigger);
-		trigger_finish(&handler_trigger);
-		timer_set_tick_hook(NULL);
-		EXPECT_TRUE(handler_kicked);
+		EXPECT_TRUE(smp_wait_for((unsigned int)other, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		local_irq_disable();
+		trigger_test_break_kicks(false);
+		EXPECT_TRUE(ended_by_the_kick("another CPU's timer interrupt", &timer_kick.record,
+					      kicked_since(&handler_trigger, generation)));
 	}
+	timer_set_tick_hook(NULL);
+	trigger_test_unquiet_cpu(paused);
 	local_irq_restore(was_enabled);
 }
 
-static volatile bool nmi_kick_armed;
-static volatile unsigned int nmi_kicks;
+/*
+ * The kick from an NMI handler on another CPU (the helper sends itself the
+ * NMI once this CPU waits): its wake IPI or NMI leaves from NMI context.
+ * This CPU waits unbounded, interrupts on and off; a wake-up the helper
+ * finds lost after a second it frees with real kicks, and counts.
+ */
+static struct {
+	unsigned int waiter;
+	volatile bool armed, condition, about_to_wait, done;
+	bool lost;
+} nmi_kick;
 
 static bool kick_from_nmi(struct interrupt_frame *frame)
 {
-	if (!__atomic_exchange_n(&nmi_kick_armed, false, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&nmi_kick.armed, false, __ATOMIC_ACQ_REL))
 		return false;
-	__atomic_fetch_add(&nmi_kicks, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&nmi_kick.condition, true, __ATOMIC_RELAXED);
 	trigger_kick(&handler_trigger);
 	return true;
 }
 
+static void kick_from_an_nmi_here(void *unused)
+{
+	trigger_test_let_it_wait(&handler_trigger, nmi_kick.waiter, &nmi_kick.about_to_wait);
+	__atomic_store_n(&nmi_kick.armed, true, __ATOMIC_RELEASE);
+	lapic_send_ipi(cpus[cpu_id()].apic_id, APIC_DELIVERY_NMI);
+	nmi_kick.lost = trigger_test_rescue_if_lost(&handler_trigger, &nmi_kick.done);
+}
+
 static void kick_from_an_nmi_handler_wakes_the_wait(void)
 {
-	int kicker = other_cpu(false);
+	unsigned int kicker = trigger_test_helper_cpu();
 
-	if (kicker < 0)
-		test_skip("one CPU: no other CPU to take the NMI");
 	ASSERT_TRUE(nmi_register(kick_from_nmi));
 	FOR_EACH_BACKEND(backend) {
 		for (int interrupts_on = 0; interrupts_on < 2; interrupts_on++) {
 			bool was_enabled = local_irq_save();
-			unsigned int before = nmi_kicks;
-			uint64_t deadline = now_ns() + REMOTE_TIMEOUT_NS;
+			struct trigger_sequence_record record;
+			uint64_t generation = handler_trigger.generation;
 
+			nmi_kick = (typeof(nmi_kick)){ .waiter = cpu_id() };
+			trigger_test_break_kicks(true);
+			ASSERT_TRUE(smp_run_on_async(kicker, kick_from_an_nmi_here, NULL));
 			if (interrupts_on)
 				local_irq_enable();
 			trigger_reset(&handler_trigger);
-			__atomic_store_n(&nmi_kick_armed, true, __ATOMIC_RELEASE);
-			/* The other CPU's NMI handler kicks, sending its IPI from NMI context. */
-			lapic_send_ipi(cpus[kicker].apic_id, APIC_DELIVERY_NMI);
-			while (__atomic_load_n(&nmi_kicks, __ATOMIC_ACQUIRE) == before &&
-			       now_ns() < deadline)
+			__atomic_store_n(&nmi_kick.about_to_wait, true, __ATOMIC_RELEASE);
+			while (!__atomic_load_n(&nmi_kick.condition, __ATOMIC_ACQUIRE))
 				trigger_wait(&handler_trigger);
 			trigger_finish(&handler_trigger);
 			local_irq_restore(was_enabled);
-			EXPECT_NE(nmi_kicks, before);
+			trigger_last_sequence(cpu_id(), &record);
+			__atomic_store_n(&nmi_kick.done, true, __ATOMIC_RELEASE);
+			EXPECT_TRUE(smp_wait_for(kicker, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+			trigger_test_break_kicks(false);
+			if (nmi_kick.lost)
+				test_diag("%s, interrupts %s: the NMI handler's kick was lost",
+					  trigger_backend_name(backend), interrupts_on ? "on" : "off");
+			EXPECT_FALSE(nmi_kick.lost);
+			EXPECT_TRUE(ended_by_the_kick(interrupts_on ? "interrupts on" : "interrupts off",
+						      &record, kicked_since(&handler_trigger, generation)));
 		}
 	}
 	nmi_unregister(kick_from_nmi);
@@ -266,101 +368,176 @@ static void kick_from_an_nmi_handler_wakes_the_wait(void)
 
 /* --- Several waiters, message passing ------------------------------------------------ */
 
+/*
+ * Every other CPU waits on one trigger (the watchdog's with its tick
+ * paused, so that nothing but the kick can end a halt); one kick must end
+ * every wait, each by the kick.  A waiter not done a second later has lost
+ * its wake-up (the runner then frees it with real kicks).  test_break=kick
+ * must make this fail.
+ */
 static DEFINE_TRIGGER(shared_trigger);
 static volatile unsigned long shared_flag;
-static volatile unsigned int waiters_done;
+
+static struct {
+	volatile bool about_to_wait, done;
+	struct trigger_sequence_record record;
+} shared_waiters[MAX_CPUS];
 
 static void wait_for_shared_flag(void *expected)
 {
 	unsigned long target = (unsigned long)expected;
+	unsigned int me = cpu_id();
 
 	trigger_reset(&shared_trigger);
+	__atomic_store_n(&shared_waiters[me].about_to_wait, true, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&shared_flag, __ATOMIC_ACQUIRE) != target)
 		trigger_wait(&shared_trigger);
 	trigger_finish(&shared_trigger);
-	__atomic_fetch_add(&waiters_done, 1, __ATOMIC_RELEASE);
+	trigger_last_sequence(me, &shared_waiters[me].record);
+	__atomic_store_n(&shared_waiters[me].done, true, __ATOMIC_RELEASE);
 }
 
 static void one_kick_wakes_every_waiter(void)
 {
+	bool paused;
+
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other waiter");
+	paused = trigger_test_quiet_cpu(watchdog_cpu());
 	FOR_EACH_BACKEND(backend) {
 		unsigned long target = shared_flag + 1;
-		unsigned int started = 0;
+		unsigned int waiters = 0, by_kick = 0, lost = 0;
+		uint64_t generation = shared_trigger.generation;
+		bool kick_came;
 
-		waiters_done = 0;
-		for (unsigned int i = 1; i < cpus_present(); i++) {
-			if (cpu_is_online(i) && smp_run_on_async(i, wait_for_shared_flag, (void *)target))
-				started++;
+		for (unsigned int i = 0; i < cpus_present(); i++)
+			shared_waiters[i] = (typeof(shared_waiters[i])){ 0 };
+		for (unsigned int i = 0; i < cpus_present(); i++) {
+			if (i != cpu_id() && cpu_is_online(i))
+				ASSERT_TRUE(smp_run_on_async(i, wait_for_shared_flag, (void *)target));
 		}
-		udelay(2000);	/* let them reach their waits */
+		for (unsigned int i = 0; i < cpus_present(); i++) {
+			if (i != cpu_id() && cpu_is_online(i))
+				trigger_test_let_it_wait(&shared_trigger, i,
+							 &shared_waiters[i].about_to_wait);
+		}
+		trigger_test_break_kicks(true);
 		__atomic_store_n(&shared_flag, target, __ATOMIC_RELEASE);
 		trigger_kick(&shared_trigger);	/* exactly one kick */
-		for (unsigned int i = 1; i < cpus_present(); i++) {
-			if (cpu_is_online(i))
-				EXPECT_TRUE(smp_wait_for(i, REMOTE_TIMEOUT_NS));
+		kick_came = kicked_since(&shared_trigger, generation);
+		for (unsigned int i = 0; i < cpus_present(); i++) {
+			if (i == cpu_id() || !cpu_is_online(i))
+				continue;
+			waiters++;
+			lost += trigger_test_rescue_if_lost(&shared_trigger, &shared_waiters[i].done);
+			EXPECT_TRUE(smp_wait_for(i, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+			by_kick += ended_by_the_kick("a waiter", &shared_waiters[i].record, kick_came);
 		}
-		EXPECT_EQ(waiters_done, started);
+		trigger_test_break_kicks(false);
+		test_diag("%s: %u waiters, %u ended by the one kick, %u wake-ups lost",
+			  trigger_backend_name(backend), waiters, by_kick, lost);
+		EXPECT_EQ(lost, 0u);
+		EXPECT_EQ(by_kick, waiters);
 	}
+	trigger_test_unquiet_cpu(paused);
 }
+
+/*
+ * The kick's generation is the message: the sender writes the payload
+ * with plain stores right before trigger_kick(), nothing else in between,
+ * and the receiver, once the generation has moved, reads it with plain
+ * loads.  So the only ordering between the payload and the generation is
+ * the kick's own (its write barrier), and between the generation and the
+ * payload loads the wait's (its read barrier: the receiver's look at the
+ * generation is relaxed).  The receiver is a CPU without the watchdog's
+ * tick; a round whose kick is lost is counted after a second.
+ * test_break=kick_fence makes the generation update a plain store: on x86
+ * this still passes, as it must - stores are not reordered with older
+ * stores (SDM vol 3, 9.2.2), QEMU TCG keeps that order for an x86 guest on
+ * an x86 host, and the kick is a call the compiler cannot move stores
+ * across - so only on a weaker ordering could it fail (the model covers the
+ * fence's other half, the store-load order of publish and re-check).
+ */
+#define MESSAGE_ROUNDS 300
 
 struct message {
 	trigger_t trigger;
-	volatile unsigned long sequence;
-	volatile unsigned long payload[4];
-	volatile unsigned long errors;
-	unsigned long rounds;
+	unsigned long payload[4];	/* plain stores and loads only */
+	volatile unsigned long ready;	/* the receiver's round: reset and looking */
+	volatile bool done;		/* the receiver is through its rounds */
+	unsigned long errors, lost;
 };
 
 static struct message message;
 
 static void receive_messages(void *unused)
 {
-	for (unsigned long round = 1; round <= message.rounds; round++) {
+	for (unsigned long round = 1; round <= MESSAGE_ROUNDS; round++) {
+		uint64_t seen;
+
 		trigger_reset(&message.trigger);
-		while (__atomic_load_n(&message.sequence, __ATOMIC_RELAXED) < round)
+		seen = __atomic_load_n(&message.trigger.generation, __ATOMIC_RELAXED);
+		__atomic_store_n(&message.ready, round, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&message.trigger.generation, __ATOMIC_RELAXED) == seen)
 			trigger_wait(&message.trigger);
 		trigger_finish(&message.trigger);
-		/* trigger_wait() is the read barrier: the payload is the round's. */
 		for (int i = 0; i < 4; i++) {
 			if (message.payload[i] != round * 4 + (unsigned long)i)
 				message.errors++;
 		}
-		__atomic_store_n(&message.payload[0], 0, __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&message.done, true, __ATOMIC_RELEASE);
 }
 
 static void data_written_before_a_kick_is_seen_after_the_wait(void)
 {
-	if (cpus_online() < 2)
-		test_skip("one CPU: nobody to send to");
-	FOR_EACH_BACKEND(backend) {
-		for (unsigned int receiver = 1; receiver < cpus_present(); receiver++) {
-			if (!cpu_is_online(receiver))
-				continue;
-			trigger_init(&message.trigger);
-			message.sequence = 0;
-			message.errors = 0;
-			message.rounds = 30;
-			ASSERT_TRUE(smp_run_on_async(receiver, receive_messages, NULL));
-			for (unsigned long round = 1; round <= message.rounds; round++) {
-				uint64_t start = now_ns();
+	int receiver = trigger_test_other_cpu();
+	bool paused;
 
-				/* Wait until the receiver consumed the last round. */
-				while (round > 1 && message.payload[0] != 0 &&
-				       now_ns() - start < REMOTE_TIMEOUT_NS)
-					cpu_relax();
-				for (int i = 0; i < 4; i++)
-					message.payload[i] = round * 4 + (unsigned long)i;
-				/* No barrier here on purpose: trigger_kick() is the write barrier. */
-				message.sequence = round;
-				trigger_kick(&message.trigger);
+	if (receiver < 0)
+		test_skip("one CPU: nobody to send to");
+	paused = trigger_test_quiet_cpu(receiver);
+	FOR_EACH_BACKEND(backend) {
+		trigger_init(&message.trigger);
+		message.ready = 0;
+		message.done = false;
+		message.errors = 0;
+		message.lost = 0;
+		trigger_test_break_kicks(true);
+		ASSERT_TRUE(smp_run_on_async((unsigned int)receiver, receive_messages, NULL));
+		for (unsigned long round = 1; round <= MESSAGE_ROUNDS; round++) {
+			uint64_t start = now_ns();
+
+			/* The receiver has read the last round and looks for this one. */
+			while (__atomic_load_n(&message.ready, __ATOMIC_ACQUIRE) != round &&
+			       now_ns() - start < TRIGGER_TEST_LOST_NS)
+				cpu_relax();
+			if (message.ready != round) {
+				/* The last round's kick was lost: real kicks until it reads it. */
+				message.lost++;
+				trigger_test_set_kick_break(TRIGGER_BREAK_NONE);
+				while (__atomic_load_n(&message.ready, __ATOMIC_ACQUIRE) != round &&
+				       now_ns() - start < TRIGGER_TEST_LOST_NS +
+							  TRIGGER_TEST_REMOTE_TIMEOUT_NS) {
+					trigger_kick(&message.trigger);
+					udelay(1000);
+				}
 			}
-			EXPECT_TRUE(smp_wait_for(receiver, REMOTE_TIMEOUT_NS));
-			EXPECT_EQ(message.errors, 0u);
+			for (int i = 0; i < 4; i++)
+				message.payload[i] = round * 4 + (unsigned long)i;
+			trigger_kick(&message.trigger);
 		}
+		message.lost += trigger_test_rescue_if_lost(&message.trigger, &message.done);
+		EXPECT_TRUE(smp_wait_for((unsigned int)receiver, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		trigger_test_break_kicks(false);
+		test_diag("%s: %u rounds, %lu with a stale payload, %lu kicks lost%s",
+			  trigger_backend_name(backend), MESSAGE_ROUNDS, message.errors, message.lost,
+			  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+			  " (test_break=kick_fence: the generation a plain store)" : "");
+		EXPECT_EQ(message.errors, 0ul);
+		EXPECT_EQ(message.lost, 0ul);
 	}
+	trigger_test_unquiet_cpu(paused);
 }
 
 /* --- Misuse ------------------------------------------------------------------------- */

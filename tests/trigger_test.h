@@ -1,13 +1,151 @@
 /* SPDX-License-Identifier: MIT */
 #ifndef TRIGOS_TESTS_TRIGGER_TEST_H
 #define TRIGOS_TESTS_TRIGGER_TEST_H
-/* For suites that switch trigger backends: put the boot's choice back. */
+/*
+ * For the trigger suites: putting the boot's backend back, finding a CPU
+ * to wait on, knowing when a waiter really waits, applying test_break= to
+ * a test's kicks, and telling a lost wake-up from a late one.
+ */
 
+#include <cpu.h>
+#include <options.h>
+#include <smp.h>
+#include <test.h>
+#include <time.h>
+#include <trigger.h>
 #include <trigger_backend.h>
+#include <watchdog.h>
+
+#define TRIGGER_TEST_MS			1000000ull
+#define TRIGGER_TEST_REMOTE_TIMEOUT_NS	(2000ull * TRIGGER_TEST_MS)
+/* A waiter not done this long after its kick has lost the wake-up (a late vCPU takes less). */
+#define TRIGGER_TEST_LOST_NS		(1000ull * TRIGGER_TEST_MS)
 
 static inline void trigger_test_restore_boot_backend(void)
 {
 	trigger_backend_set(trigger_backend_boot_choice());
+}
+
+/* A CPU other than this one, one without the watchdog's tick if there is one; -1: none. */
+static inline int trigger_test_other_cpu(void)
+{
+	int found = -1;
+
+	for (unsigned int i = 0; i < cpus_present(); i++) {
+		if (i == cpu_id() || !cpu_is_online(i))
+			continue;
+		if ((int)i != watchdog_cpu())
+			return (int)i;
+		found = (int)i;
+	}
+	return found;
+}
+
+/*
+ * For a case whose waiter is this CPU, and which must see it sleep: another
+ * CPU to help it.  Skips the case when there is none, or when this CPU
+ * keeps the watchdog's tick (which would wake it).
+ */
+static inline unsigned int trigger_test_helper_cpu(void)
+{
+	int helper = trigger_test_other_cpu();
+
+	if (helper < 0)
+		test_skip("one CPU: no other CPU to help");
+	if ((int)cpu_id() == watchdog_cpu())
+		test_skip("the runner's CPU keeps the watchdog's tick");
+	return (unsigned int)helper;
+}
+
+/*
+ * Keep @cpu free of interrupts for a waiter: a halted waiter that the
+ * watchdog's tick wakes would hide a lost wake-up.  Pauses that tick if
+ * @cpu keeps it; returns whether it did (for trigger_test_unquiet_cpu).
+ */
+static inline bool trigger_test_quiet_cpu(int cpu)
+{
+	return cpu >= 0 && cpu == watchdog_cpu() && watchdog_pause_tick(true);
+}
+
+static inline void trigger_test_unquiet_cpu(bool paused)
+{
+	if (paused)
+		watchdog_pause_tick(false);
+}
+
+/* Wait until *@flag is true, at most @timeout_ns; whether it became true. */
+static inline bool trigger_test_wait_until(volatile bool *flag, uint64_t timeout_ns)
+{
+	uint64_t start = now_ns();
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (now_ns() - start > timeout_ns)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* Whether @cpu is published in a waiter mask of @trigger: a halting waiter about to halt. */
+static inline bool trigger_test_published(const trigger_t *trigger, unsigned int cpu)
+{
+	uint64_t bit = 1ull << (cpu % 64);
+
+	return (__atomic_load_n(&trigger->ipi_waiters[cpu / 64], __ATOMIC_ACQUIRE) |
+		__atomic_load_n(&trigger->nmi_waiters[cpu / 64], __ATOMIC_ACQUIRE)) & bit;
+}
+
+/*
+ * Let @cpu, which said it is about to wait on @trigger (*@about_to_wait),
+ * get into its wait before a kick: until it publishes itself as a halting
+ * waiter (hlt; adaptive after its spin budget), or for 2 ms with a backend
+ * that publishes nothing.  Bounded; whether it was asleep at the kick is up
+ * to host scheduling, and the sequence record says what the wait did.
+ */
+static inline void trigger_test_let_it_wait(const trigger_t *trigger, unsigned int cpu,
+					    volatile bool *about_to_wait)
+{
+	enum trigger_backend_id backend = trigger_backend_current();
+	uint64_t start;
+
+	trigger_test_wait_until(about_to_wait, TRIGGER_TEST_REMOTE_TIMEOUT_NS);
+	start = now_ns();
+	if (backend != TRIGGER_BACKEND_HLT && backend != TRIGGER_BACKEND_ADAPTIVE) {
+		udelay(2000);
+		return;
+	}
+	while (!trigger_test_published(trigger, cpu) && now_ns() - start < 100 * TRIGGER_TEST_MS)
+		cpu_relax();
+}
+
+/* test_break=kick or kick_fence, if given, for the kicks between on and off. */
+static inline void trigger_test_break_kicks(bool on)
+{
+	int mode = kernel_options.test_break;
+
+	if (mode == TRIGGER_BREAK_KICK || mode == TRIGGER_BREAK_KICK_FENCE)
+		trigger_test_set_kick_break(on ? (enum trigger_test_break)mode : TRIGGER_BREAK_NONE);
+}
+
+/*
+ * After the kick that should end a wait: true if *@done did not come within
+ * TRIGGER_TEST_LOST_NS - a lost wake-up - and then real kicks (no test
+ * break) free the waiter, for a bounded time.
+ */
+static inline bool trigger_test_rescue_if_lost(trigger_t *trigger, volatile bool *done)
+{
+	uint64_t start;
+
+	if (trigger_test_wait_until(done, TRIGGER_TEST_LOST_NS))
+		return false;
+	trigger_test_set_kick_break(TRIGGER_BREAK_NONE);
+	start = now_ns();
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) &&
+	       now_ns() - start < TRIGGER_TEST_REMOTE_TIMEOUT_NS) {
+		trigger_kick(trigger);
+		udelay(1000);
+	}
+	return true;
 }
 
 #endif

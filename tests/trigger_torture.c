@@ -11,8 +11,11 @@
  * kick, a wake-up was lost; it is counted and the waiter is rescued with
  * more kicks.  (A waiter that finishes in that second was late, not lost: a
  * host with more runnable threads than cores can leave a vCPU unscheduled
- * for hundreds of milliseconds, while a lost wake-up sleeps until kicked.)  Waiters never run on the watchdog's
- * CPU: its periodic tick would end a lost-wakeup halt and hide the bug.
+ * for hundreds of milliseconds, while a lost wake-up sleeps until kicked.)
+ * Every round, a late one too, must have been ended by its kick: the
+ * waiter's sequence record says what ended its wait.  Waiters never run on
+ * the watchdog's CPU: its periodic tick would end a lost-wakeup halt and
+ * hide the bug.
  *
  * A quarter of the rounds of the halting backends kick from inside the
  * window itself, through a test hook, after the waiter's last look and
@@ -21,6 +24,10 @@
  * emulation.  The same torture with the hlt backend deliberately broken (the
  * re-check after publishing removed, trigger_set_broken_hlt) must find lost
  * wake-ups: that shows the torture can fail.
+ *
+ * Random timing rarely lands a kick within the few cycles where a kicker
+ * without its fence goes wrong; the last case runs the kick and the
+ * waiter's publish in lockstep for that.
  */
 #include <irq.h>
 #include <options.h>
@@ -47,7 +54,10 @@ struct torture_round {
 	volatile bool window_kick_armed;
 	unsigned long window_target;
 	unsigned int kick_delay_ns;
+	struct trigger_sequence_record record;	/* the waiter's sequence, when done */
 	unsigned long late;		/* rounds whose waiter ended after the deadline, unkicked */
+	unsigned long late_not_by_kick;	/* ... and not woken by the round's kick */
+	unsigned long not_by_kick;	/* rounds in time whose waiter the kick did not wake */
 	unsigned long lost;		/* rounds whose wake-up was lost */
 	unsigned long unrescued;	/* ... and whose waiter could not be freed */
 };
@@ -81,6 +91,7 @@ static void torture_waiter(void *argument)
 		trigger_wait(&round_state.trigger);
 	trigger_finish(&round_state.trigger);
 	local_irq_restore(was_enabled);
+	trigger_last_sequence(cpu_id(), &round_state.record);
 	__atomic_store_n(&round_state.waiter_done, true, __ATOMIC_RELEASE);
 }
 
@@ -109,6 +120,37 @@ static void kick_from_inside_the_window(void)
 	trigger_kick(&round_state.trigger);
 }
 
+/*
+ * Whether the round ended as it should: no wait reached a deadline, and a
+ * wait that slept was ended by the round's kick - a halt (hlt, adaptive) by
+ * the kick's own wake IPI or NMI, any other sleep by the kick's store - for
+ * a sleep that ended otherwise after the kick (an unrelated interrupt) was
+ * a lost wake-up that something else rescued.  A waiter that never slept,
+ * or whose MWAIT returned for nothing (at once, under TCG), may have found
+ * the flag the kicker sets just before its kick: it had nothing to be
+ * woken from.  The record is the sequence's; only a lone wait's sleep is
+ * known to be the last one's.  A late round that passes this was late only
+ * because the host ran it late.
+ */
+static bool woken_by_the_kick(const struct trigger_sequence_record *record)
+{
+	bool halting = record->backend == TRIGGER_BACKEND_HLT ||
+		       record->backend == TRIGGER_BACKEND_ADAPTIVE;
+
+	if (record->waits == 0)
+		return true;
+	if (record->returns[TRIGGER_WAKE_DEADLINE])
+		return false;
+	if (record->sleeps == 0 || record->waits > 1)
+		return true;
+	if (halting)
+		return record->last_return == TRIGGER_WAKE_IPI ||
+		       record->last_return == TRIGGER_WAKE_NMI;
+	/* An MWAIT that returned at once, the flag already set, is "spurious". */
+	return trigger_wake_saw_kick(record->last_return) ||
+	       record->last_return == TRIGGER_WAKE_SPURIOUS;
+}
+
 static void torture_kicker(void *argument)
 {
 	unsigned long target = (unsigned long)argument;
@@ -120,10 +162,13 @@ static void torture_kicker(void *argument)
 		__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
 		trigger_kick(&round_state.trigger);	/* exactly one kick */
 	}
-	if (wait_for_waiter(LOST_DEADLINE_NS))
+	if (wait_for_waiter(LOST_DEADLINE_NS)) {
+		round_state.not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
+	}
 	if (wait_for_waiter(PATIENCE_NS)) {
 		round_state.late++;
+		round_state.late_not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
 	}
 	round_state.lost++;
@@ -167,7 +212,7 @@ static bool run_role(unsigned int cpu, void (*role)(void *), void *argument)
 }
 
 struct torture_totals {
-	unsigned long rounds, late, lost, unrescued, stuck_roles;
+	unsigned long rounds, late, late_not_by_kick, not_by_kick, lost, unrescued, stuck_roles;
 };
 
 /*
@@ -215,9 +260,13 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		totals->rounds++;
 	}
 	totals->late += round_state.late;
+	totals->late_not_by_kick += round_state.late_not_by_kick;
+	totals->not_by_kick += round_state.not_by_kick;
 	totals->lost += round_state.lost;
 	totals->unrescued += round_state.unrescued;
 	round_state.late = 0;
+	round_state.late_not_by_kick = 0;
+	round_state.not_by_kick = 0;
 	round_state.lost = 0;
 	round_state.unrescued = 0;
 }
@@ -253,12 +302,19 @@ static void every_wait_ends_for_every_backend(void)
 
 		if (trigger_backend_unavailable(backend))
 			continue;
+		trigger_test_break_kicks(true);
 		torture_backend(backend, rounds, budget, 4, &totals);
-		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs; "
-			  "%lu late (the host ran the waiter late)", trigger_backend_name(backend),
+		trigger_test_break_kicks(false);
+		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs, %lu "
+			  "in time but not woken by the kick; %lu late (the host ran the waiter late), "
+			  "%lu of them not woken by the kick%s", trigger_backend_name(backend),
 			  totals.rounds, totals.lost, totals.unrescued, totals.stuck_roles,
-			  totals.late);
+			  totals.not_by_kick, totals.late, totals.late_not_by_kick,
+			  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+			  " (test_break=kick_fence)" : "");
 		EXPECT_EQ(totals.lost, 0u);
+		EXPECT_EQ(totals.not_by_kick, 0u);
+		EXPECT_EQ(totals.late_not_by_kick, 0u);
 		EXPECT_EQ(totals.unrescued, 0u);
 		EXPECT_EQ(totals.stuck_roles, 0u);
 		EXPECT_GT(totals.rounds, 0u);
@@ -281,8 +337,124 @@ static void the_torture_catches_a_broken_hlt(void)
 	EXPECT_EQ(totals.stuck_roles, 0u);
 }
 
+/*
+ * The protocol's two halves at the same moment, many times: the kicker's
+ * kick (generation update, then the read of the waiter mask) against the
+ * waiter's publish and re-check (trigger_test_publish_and_recheck: the
+ * halting waiter's steps without the halt; it stays published until the
+ * kicker is through, as a halted waiter would).  Both leave a shared start
+ * line together, each after a random few loop turns, the waiter after an
+ * offset that follows which half came first, so that the two overlap in
+ * many trials, as in a store-buffering litmus test - which under QEMU TCG
+ * does show stores passing later loads.  In every trial one of the
+ * two must see the other: the waiter the new generation, or the kicker the
+ * waiter.  The waiter publishes the kicker's CPU number, so that a kick that
+ * sees it sends nothing and only counts it (trigger_own_cpu_published).  A
+ * kick whose generation update is not a fence (test_break=kick_fence) lets
+ * both miss - a lost wake-up, had the waiter halted - and must fail here.
+ */
+#define LOCKSTEP_TRIALS		1000000ul
+#define LOCKSTEP_BUDGET_NS	(3ull * 1000000000ull)	/* torture=long: ten times */
+#define LOCKSTEP_JITTER		64u	/* loop turns before each half, at random below this */
+
+static DEFINE_TRIGGER(lockstep_trigger);
+
+static struct {
+	unsigned long trials;
+	volatile unsigned long start_line;	/* the trial both leave from */
+	volatile unsigned long kicked;		/* the last trial the kicker is through */
+	volatile bool kicker_saw_waiter;
+	volatile bool stop;
+	uint8_t jitter[2][256];			/* the loop turns of each side, per trial */
+} lockstep;
+
+/*
+ * A few loop turns, not PAUSEs: QEMU TCG ends the translated block at a
+ * PAUSE and goes back to its CPU loop, which takes far longer than the
+ * store-buffer window the jitter is there to hit.
+ */
+static void turn_for(unsigned int count)
+{
+	for (unsigned int i = 0; i < count; i++)
+		compiler_barrier();
+}
+
+static void kick_in_lockstep(void *unused)
+{
+	unsigned int me = cpu_id();
+
+	for (unsigned long trial = 1; trial <= lockstep.trials; trial++) {
+		unsigned long before;
+
+		while (__atomic_load_n(&lockstep.start_line, __ATOMIC_ACQUIRE) != trial)
+			if (__atomic_load_n(&lockstep.stop, __ATOMIC_RELAXED))
+				return;
+		/* Not PAUSE in these loops either: the halves must leave together. */
+		before = trigger_own_cpu_published(me);
+		turn_for(lockstep.jitter[1][trial % 256]);
+		trigger_kick(&lockstep_trigger);
+		lockstep.kicker_saw_waiter = trigger_own_cpu_published(me) != before;
+		__atomic_store_n(&lockstep.kicked, trial, __ATOMIC_RELEASE);
+	}
+}
+
+static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
+{
+	int kicker = trigger_test_other_cpu();
+	unsigned long trials = 0, both_missed = 0, waiter_saw = 0, kicker_saw = 0;
+	unsigned int offset = 0;	/* the waiter's extra loop turns: where the halves meet */
+	uint64_t start = now_ns();
+
+	if (kicker < 0)
+		test_skip("one CPU: no kicker besides the waiter");
+	trigger_init(&lockstep_trigger);
+	lockstep.trials = LOCKSTEP_TRIALS;
+	lockstep.start_line = lockstep.kicked = 0;
+	lockstep.stop = false;
+	for (unsigned int i = 0; i < 256; i++) {
+		lockstep.jitter[0][i] = (uint8_t)(test_random() % LOCKSTEP_JITTER);
+		lockstep.jitter[1][i] = (uint8_t)(test_random() % LOCKSTEP_JITTER);
+	}
+	trigger_test_break_kicks(true);
+	ASSERT_TRUE(smp_run_on_async((unsigned int)kicker, kick_in_lockstep, NULL));
+	for (unsigned long trial = 1; trial <= LOCKSTEP_TRIALS; trial++) {
+		uint64_t seen = __atomic_load_n(&lockstep_trigger.generation, __ATOMIC_RELAXED);
+		bool saw, seen_by_kicker;
+
+		if (now_ns() - start > LOCKSTEP_BUDGET_NS * (kernel_options.torture_long ? 10 : 1))
+			break;
+		__atomic_store_n(&lockstep.start_line, trial, __ATOMIC_RELEASE);
+		turn_for(offset + lockstep.jitter[0][trial % 256]);
+		saw = trigger_test_publish_and_recheck(&lockstep_trigger, seen, (unsigned int)kicker);
+		while (__atomic_load_n(&lockstep.kicked, __ATOMIC_ACQUIRE) != trial)
+			compiler_barrier();
+		trigger_test_unpublish(&lockstep_trigger, (unsigned int)kicker);
+		seen_by_kicker = lockstep.kicker_saw_waiter;
+		trials++;
+		waiter_saw += saw;
+		kicker_saw += seen_by_kicker;
+		both_missed += !saw && !seen_by_kicker;
+		/* Keep the halves overlapping: start later when early, sooner when late. */
+		if (seen_by_kicker && !saw)
+			offset += 4;
+		else if (saw && !seen_by_kicker)
+			offset = offset > 4 ? offset - 4 : 0;
+	}
+	__atomic_store_n(&lockstep.stop, true, __ATOMIC_RELEASE);
+	EXPECT_TRUE(smp_wait_for((unsigned int)kicker, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+	trigger_test_break_kicks(false);
+	test_diag("%lu trials: the waiter saw the kick in %lu, the kicker saw the waiter in %lu, "
+		  "both missed in %lu (the waiter started %u loop turns late at the end)%s", trials,
+		  waiter_saw, kicker_saw, both_missed, offset,
+		  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+		  " (test_break=kick_fence: the kick's generation update unfenced)" : "");
+	EXPECT_EQ(both_missed, 0ul);
+	EXPECT_GT(trials, 0ul);
+}
+
 static const struct test_case torture_cases[] = {
 	TEST_CASE(every_wait_ends_for_every_backend),
 	TEST_CASE(the_torture_catches_a_broken_hlt),
+	TEST_CASE(a_kick_and_a_publish_at_the_same_moment_see_each_other),
 };
 TEST_SUITE(trigger_torture, torture_cases, torture_init, torture_exit);

@@ -32,6 +32,10 @@ struct kernel_options {
 	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
+	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
+					 * online, so that the BSP's bring-up wait really waits */
+	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
+					 * trigger_test_break, applied by the trigger tests */
 	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
 	unsigned int breaks;		/* break=NAME,...: BREAK_* below, test only */
 	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */

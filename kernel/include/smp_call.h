@@ -157,4 +157,11 @@ uint64_t smp_call_set_stuck_deadline(uint64_t nanoseconds);
  */
 void smp_call_test_drop_next_ipi(void);
 
+/**
+ * smp_call_test_drop_kicks - test_drop_kick=call: targets clear a waited
+ * call's flag but do not kick its caller's trigger, so that the suites that
+ * check the caller's waits are seen to fail
+ */
+void smp_call_test_drop_kicks(bool drop);
+
 #endif /* TRIGOS_SMP_CALL_H */

@@ -91,4 +91,11 @@ void stop_machine_stats_read(struct stop_machine_stats *stats);
 /** stop_machine_set_stuck_deadline - for tests; returns the old deadline */
 uint64_t stop_machine_set_stuck_deadline(uint64_t nanoseconds);
 
+/**
+ * stop_machine_test_drop_kicks - test_drop_kick=stop_machine: state changes
+ * are not kicked, so that the suite that checks the waits is seen to fail
+ * (the CPUs that do not watch then sleep until the watchdog's NMI)
+ */
+void stop_machine_test_drop_kicks(bool drop);
+
 #endif /* TRIGOS_STOP_MACHINE_H */

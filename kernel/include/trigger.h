@@ -34,6 +34,10 @@
  *    are enabled during the wait and disabled again when trigger_wait()
  *    returns; trigger_finish() restores the interrupt state of the reset.
  * And trigos's additions:
+ *  - a trigger outlives every kick of it: a kick writes and reads the
+ *    trigger after the condition is set, so a waiter that sees the condition
+ *    and returns may not free or reuse the trigger while a kick may still be
+ *    running (keep triggers static or per CPU, not in the condition's data);
  *  - trigger_wait_timeout() bounds a wait by a deadline;
  *  - every wait's return is accounted by why it returned (the kick, its wake
  *    interrupt, another interrupt, the deadline, nothing), per backend and,
@@ -170,7 +174,9 @@ static inline bool trigger_wait_timeout(trigger_t *t, uint64_t deadline_ns)
  *
  * Makes every CPU waiting on @t return from trigger_wait(), and a CPU that
  * reset it but is not waiting yet return at once when it does.  May be
- * called in any context, NMI handlers included.  A write barrier.
+ * called in any context, NMI handlers included (on the waiting CPU too).
+ * A write barrier.  It reads and writes @t until it returns, after the
+ * condition is already visible to the waiters: @t must outlive the kick.
  */
 static inline void trigger_kick(trigger_t *t)
 {

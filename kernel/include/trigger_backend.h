@@ -189,6 +189,17 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t spin_budget_n
 /** trigger_counters_read - the counters of @backend so far */
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters);
 
+/* Wake IPIs and NMIs whose ICR write failed (trigger.c says what is done about it). */
+struct trigger_wake_send_stats {
+	unsigned long failed_attempts;	/* ICR writes that failed */
+	unsigned long retried;		/* wake-ups sent on the second try */
+	unsigned long dropped;		/* wake-ups not sent at all: reported */
+	unsigned int last_dropped_cpu;
+};
+
+/** trigger_wake_send_stats_read - the wake sends that failed so far */
+void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats);
+
 /**
  * trigger_report_usage - print, as diagnostics, the backend and user counters
  * that moved since the last call
@@ -208,6 +219,46 @@ unsigned int trigger_sequence_depth(void);
 void trigger_abandon_sequences(unsigned int depth);
 
 /* --- Test hooks ------------------------------------------------------------ */
+
+/*
+ * test_break=: a property of the trigger core that a test run breaks on
+ * purpose, so that the tests of that property are seen to fail (matrix
+ * sections expect it).  The tests apply it only around their own waits.
+ */
+enum trigger_test_break {
+	TRIGGER_BREAK_NONE,
+	TRIGGER_BREAK_HALT_WINDOW,	/* the interrupts-on halt window unmarked: the old halt */
+	TRIGGER_BREAK_KICK,		/* trigger_kick() does nothing */
+	TRIGGER_BREAK_KICK_FENCE,	/* the kick's generation update is a plain store, unfenced */
+};
+
+/**
+ * trigger_own_cpu_published - how many kicks on @cpu found @cpu itself among
+ * a trigger's waiters (a handler kicking what its CPU waits on): they send
+ * nothing, the CPU being awake
+ */
+unsigned long trigger_own_cpu_published(unsigned int cpu);
+
+/**
+ * trigger_test_publish_and_recheck - test only: the halting waiter's half of
+ * the protocol without the halt: publish CPU @as_cpu in @trigger's IPI mask
+ * (a kick from @as_cpu then sends nothing, only counts it) and return
+ * whether the generation has moved from @seen; it stays published, as a
+ * halted waiter would, until trigger_test_unpublish()
+ */
+struct trigger;
+bool trigger_test_publish_and_recheck(struct trigger *trigger, uint64_t seen, unsigned int as_cpu);
+void trigger_test_unpublish(struct trigger *trigger, unsigned int as_cpu);
+
+/** trigger_test_break_from_name - the break named @name (@length bytes), or -1 */
+int trigger_test_break_from_name(const char *name, size_t length);
+
+/**
+ * trigger_test_set_kick_break - test only: make every kick from now on
+ * follow @mode (TRIGGER_BREAK_KICK, _KICK_FENCE; TRIGGER_BREAK_NONE: a real
+ * kick again)
+ */
+void trigger_test_set_kick_break(enum trigger_test_break mode);
 
 /** trigger_set_misuse_hook - catch misuse reports instead of panicking (NULL: panic) */
 void trigger_set_misuse_hook(void (*hook)(const char *message));
@@ -252,5 +303,33 @@ void trigger_set_halt_window_delay(uint64_t nanoseconds);
  * the trigger and before it publishes itself (NULL: none)
  */
 void trigger_set_halt_window_hook(void (*hook)(void));
+
+/**
+ * trigger_set_before_recheck_hook - test only: call @hook just before
+ * the marked halt windows (trigger_halt.S), after the waiter published
+ * itself and before its re-check, with interrupts off: from there only an
+ * NMI handler can run on the CPU until its HLT (NULL: none)
+ */
+void trigger_set_before_recheck_hook(void (*hook)(void));
+
+/**
+ * trigger_set_irqs_on_window_unmarked - test only: the NMI handler leaves a
+ * CPU interrupted inside the interrupts-on halt window where it is, as
+ * before the window was marked: an NMI handler's kick on the waiting CPU
+ * is then lost (the NMI self-kick test shows it)
+ */
+void trigger_set_irqs_on_window_unmarked(bool unmarked);
+
+/** trigger_test_fail_wake_sends - test only: the next @count wake sends fail as an ICR time-out would */
+void trigger_test_fail_wake_sends(unsigned int count);
+
+/* What one CPU's NMI handler found in the marked halt windows (trigger_halt.S). */
+struct trigger_halt_window_stats {
+	unsigned long nmis_after_recheck;	/* NMIs that landed after a re-check, before its HLT */
+	unsigned long moved_past;		/* windows it moved past their HLT */
+};
+
+/** trigger_halt_window_stats_read - test only: @cpu's halt-window NMI statistics */
+void trigger_halt_window_stats_read(unsigned int cpu, struct trigger_halt_window_stats *stats);
 
 #endif

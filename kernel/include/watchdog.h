@@ -34,6 +34,15 @@ void watchdog_tick(void);
  */
 bool watchdog_nmi_is_ours(void);
 
+/**
+ * watchdog_pause_tick - stop (@paused) or restart the watchdog CPU's tick,
+ * for a test that needs that CPU free of interrupts (a halted waiter the
+ * tick would wake hides a lost wake-up); the watchdog does not watch
+ * meanwhile, so such a test bounds its own waits.  False if there is no
+ * watchdog CPU or it did not answer.
+ */
+bool watchdog_pause_tick(bool paused);
+
 /** watchdog_cpu - the CPU watching, or -1 when there is none */
 int watchdog_cpu(void);
 

@@ -12,8 +12,12 @@
  * sends it an interrupt.  The interrupt cannot be lost either: a waiter with
  * interrupts enabled at the reset holds them off until "sti; hlt", whose STI
  * shadow makes a pending IPI end the HLT; a waiter with interrupts disabled
- * is woken by an NMI, and the NMI handler moves a CPU caught between its last
- * look and its HLT past the HLT (trigger_halt.S).
+ * is woken by an NMI.  A kick sends nothing to its own CPU, which is
+ * running: an interrupt handler there cannot run between the re-check and
+ * the HLT (interrupts are off), and an NMI handler that can is moved past the
+ * HLT by the trigger NMI handler, both halts being marked windows
+ * (trigger_halt.S).  A wake IPI or NMI that cannot be sent is retried once,
+ * then reported (trigger_send_wake()).
  */
 #include <console.h>
 #include <cpu.h>
@@ -40,6 +44,8 @@ struct trigger_cpu {
 	unsigned int nmi_kicks_pending;	/* wake NMIs sent to this CPU, not yet seen */
 	unsigned long wake_nmis;	/* wake NMIs taken (claimed from nmi_kicks_pending) */
 	struct trigger_sequence_record last;	/* the last sequence finished */
+	struct trigger_halt_window_stats window;	/* written by its NMI handler only */
+	unsigned long own_cpu_published;	/* kicks that found this CPU among the waiters */
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -107,7 +113,13 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 		report_misuse("too many nested wait sequences", trigger, site, NULL);
 		return;
 	}
-	state = &cpu->stack[cpu->depth++];
+	/*
+	 * Interrupts are off, but an NMI handler may run its own sequence
+	 * here: the slot is filled before the depth makes it visible (a
+	 * compiler barrier is enough, the NMI runs on this CPU), so such a
+	 * handler never finds a half-written slot or a stale one's trigger.
+	 */
+	state = &cpu->stack[cpu->depth];
 	*state = (struct trigger_wait_state){
 		.trigger = trigger,
 		.backend = &trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)],
@@ -115,6 +127,8 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 		.irqs_were_enabled = enabled,
 		.reset_site = site,
 	};
+	compiler_barrier();
+	cpu->depth++;
 }
 
 /* A wait with no sequence still waits, the seed's way, after the report. */
@@ -356,8 +370,15 @@ void x86_trigger_finish(trigger_t *trigger, void *site)
 	}
 	enabled = state->irqs_were_enabled;
 	account_sequence(state);
-	/* Remove it, keeping the order of any sequences below or above it. */
-	memmove(state, state + 1, (size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
+	/*
+	 * Remove it, keeping the order of any sequences below or above it:
+	 * those above move down first (an NMI handler in between sees the top
+	 * one twice, the same state, harmless), then the depth drops.
+	 */
+	if (state != &cpu->stack[cpu->depth - 1])
+		memmove(state, state + 1,
+			(size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
+	compiler_barrier();
 	cpu->depth--;
 	local_irq_restore(enabled);
 }
@@ -391,11 +412,13 @@ void trigger_unpublish(uint64_t *mask, unsigned int cpu)
 	__atomic_fetch_and(&mask[cpu / 64], ~(1ull << (cpu % 64)), __ATOMIC_RELEASE);
 }
 
+static enum trigger_test_break kick_break;
+
 static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct trigger_counters *),
-			   struct trigger_counters *counters)
+			   struct trigger_counters *counters, int memory_order)
 {
 	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
-		uint64_t bits = __atomic_load_n(&mask[word], __ATOMIC_SEQ_CST);
+		uint64_t bits = __atomic_load_n(&mask[word], memory_order);
 
 		while (bits) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
@@ -410,27 +433,114 @@ void x86_trigger_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
 		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
+	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
+	int mask_order = __ATOMIC_SEQ_CST;
 
-	/*
-	 * The write barrier: a release add makes every earlier store visible
-	 * before the new generation, and as a locked instruction it is also the
-	 * full barrier between the generation and the reads of the masks.
-	 * The store itself wakes MONITOR/MWAIT and UMWAIT waiters.
-	 */
-	__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
+	if (broken == TRIGGER_BREAK_KICK)
+		return;		/* test_break=kick: the kick is lost */
+	/* Counted first: its locked add must not stand in for the generation's fence. */
 	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
-	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters);
-	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters);
+	switch (broken) {
+	case TRIGGER_BREAK_KICK_FENCE:
+		/*
+		 * test_break=kick_fence: a plain load and store, which the
+		 * store buffer lets pass the mask loads below (SDM vol 3,
+		 * 9.2.3.4): nothing locked between them.
+		 */
+		__atomic_store_n(&trigger->generation,
+				 __atomic_load_n(&trigger->generation, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+		mask_order = __ATOMIC_RELAXED;
+		break;
+	default:
+		/*
+		 * The write barrier: a release add makes every earlier store
+		 * visible before the new generation, and as a locked
+		 * instruction it is also the full barrier between the
+		 * generation and the reads of the masks.  The store itself
+		 * wakes MONITOR/MWAIT and UMWAIT waiters.
+		 */
+		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
+		break;
+	}
+	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters, mask_order);
+	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)
 		confirm_early_finishers(trigger);
 }
 
+/*
+ * A wake IPI or NMI whose ICR write fails (ipi.c gives up when the xAPIC's
+ * ICR stays busy for 10 ms, SDM vol 3, 12.6.1) is not dropped silently: it
+ * is sent once more, and if that fails too it is counted and reported - at
+ * once, or from NMI context (no printing there) at the next
+ * trigger_report_usage().  No other way is tried: an NMI goes through the
+ * same ICR.  The waiter then sleeps until something else wakes it, and
+ * every converted user bounds its wait by its stuck-CPU deadline, whose
+ * report fails the suite that checks that user.
+ */
+static struct trigger_wake_send_stats wake_sends;
+static unsigned int wake_failures_to_inject;
+
+static bool injected_failure(void)
+{
+	unsigned int left = __atomic_load_n(&wake_failures_to_inject, __ATOMIC_RELAXED);
+
+	while (left && !__atomic_compare_exchange_n(&wake_failures_to_inject, &left, left - 1, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return left != 0;
+}
+
+bool trigger_send_wake(unsigned int cpu, uint32_t command)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!injected_failure() && lapic_send_ipi(cpus[cpu].apic_id, command)) {
+			if (attempt)
+				__atomic_fetch_add(&wake_sends.retried, 1, __ATOMIC_RELAXED);
+			return true;
+		}
+		__atomic_fetch_add(&wake_sends.failed_attempts, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&wake_sends.last_dropped_cpu, cpu, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&wake_sends.dropped, 1, __ATOMIC_RELEASE);
+	if (!in_nmi())
+		ktap_note("trigger: cpu %u: the wake %s to cpu %u was not sent, twice (the ICR stayed "
+			  "busy); that waiter sleeps until its own deadline", cpu_id(),
+			  (command & APIC_DELIVERY_NMI) == APIC_DELIVERY_NMI ? "NMI" : "IPI", cpu);
+	return false;
+}
+
+void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats)
+{
+	stats->dropped = __atomic_load_n(&wake_sends.dropped, __ATOMIC_ACQUIRE);
+	stats->failed_attempts = __atomic_load_n(&wake_sends.failed_attempts, __ATOMIC_RELAXED);
+	stats->retried = __atomic_load_n(&wake_sends.retried, __ATOMIC_RELAXED);
+	stats->last_dropped_cpu = __atomic_load_n(&wake_sends.last_dropped_cpu, __ATOMIC_RELAXED);
+}
+
+void trigger_count_own_cpu_published(void)
+{
+	trigger_cpus[cpu_id()].own_cpu_published++;
+}
+
+unsigned long trigger_own_cpu_published(unsigned int cpu)
+{
+	return __atomic_load_n(&trigger_cpus[cpu].own_cpu_published, __ATOMIC_RELAXED);
+}
+
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
 {
-	if (cpu == cpu_id())
-		return;		/* we are running, so not halted */
+	if (cpu == cpu_id()) {
+		trigger_count_own_cpu_published();
+		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
+	}
 	__atomic_fetch_add(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
-	lapic_send_ipi(cpus[cpu].apic_id, APIC_DELIVERY_NMI);
+	if (!trigger_send_wake(cpu, APIC_DELIVERY_NMI)) {
+		/* It never left: its target must not claim another NMI for it. */
+		__atomic_fetch_sub(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
 	__atomic_fetch_add(&counters->nmis, 1, __ATOMIC_RELAXED);
 }
 
@@ -439,10 +549,33 @@ bool trigger_in_nmi(void)
 	return in_nmi();
 }
 
+static bool rip_in(uint64_t rip, const char *start, const char *end)
+{
+	return rip >= (uint64_t)start && rip < (uint64_t)end;
+}
+
+/* The marked halt window @rip is in (trigger_halt.S), or NULL with its end. */
+static const char *halt_window_end_for(uint64_t rip)
+{
+	if (rip_in(rip, trigger_halt_irqs_off_window_start, trigger_halt_irqs_off_window_end))
+		return trigger_halt_irqs_off_window_end;
+	if (rip_in(rip, trigger_halt_irqs_on_window_start, trigger_halt_irqs_on_window_end) &&
+	    !__atomic_load_n(&trigger_irqs_on_window_unmarked, __ATOMIC_ACQUIRE))
+		return trigger_halt_irqs_on_window_end;
+	return NULL;
+}
+
+static bool between_recheck_and_halt(uint64_t rip)
+{
+	return rip_in(rip, trigger_halt_irqs_off_checked, trigger_halt_irqs_off_window_end) ||
+	       rip_in(rip, trigger_halt_irqs_on_checked, trigger_halt_irqs_on_window_end);
+}
+
 static bool trigger_nmi(struct interrupt_frame *frame)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
 	unsigned int pending = __atomic_load_n(&cpu->nmi_kicks_pending, __ATOMIC_ACQUIRE);
+	const char *window_end = halt_window_end_for(frame->rip);
 	bool ours = false;
 
 	/*
@@ -460,13 +593,29 @@ static bool trigger_nmi(struct interrupt_frame *frame)
 		ours = true;
 		cpu->wake_nmis++;
 	}
-	/* Caught between the last look and the HLT: resume past the HLT. */
-	if (frame->rip >= (uint64_t)trigger_halt_window_start &&
-	    frame->rip < (uint64_t)trigger_halt_window_end) {
-		frame->rip = (uint64_t)trigger_halt_window_end;
-		ours = true;
+	if (between_recheck_and_halt(frame->rip))
+		cpu->window.nmis_after_recheck++;
+	/*
+	 * Caught between the re-check and the HLT (trigger_halt.S): resume
+	 * past the HLT, so that the wait returns and its caller looks again.
+	 * Whatever any NMI handler kicks - this CPU's own kicks send it
+	 * nothing - is then seen.  Not claimed as ours for that: the NMI
+	 * belongs to whoever sent it.
+	 */
+	if (window_end) {
+		frame->rip = (uint64_t)window_end;
+		frame->rax = TRIGGER_HALT_MOVED_PAST;
+		cpu->window.moved_past++;
 	}
 	return ours;
+}
+
+void trigger_halt_window_stats_read(unsigned int cpu, struct trigger_halt_window_stats *stats)
+{
+	stats->nmis_after_recheck = __atomic_load_n(&trigger_cpus[cpu].window.nmis_after_recheck,
+						    __ATOMIC_RELAXED);
+	stats->moved_past = __atomic_load_n(&trigger_cpus[cpu].window.moved_past,
+					    __ATOMIC_RELAXED);
 }
 
 /* --- Choosing a backend --------------------------------------------------------- */
@@ -539,6 +688,20 @@ enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sle
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters)
 {
 	*counters = trigger_backends[backend].counters;
+}
+
+/* Wake sends dropped since the last report (those from NMI context were not printed). */
+static void report_dropped_wakes(const char *prefix)
+{
+	static unsigned long reported;
+	struct trigger_wake_send_stats now;
+
+	trigger_wake_send_stats_read(&now);
+	if (now.dropped == reported)
+		return;
+	kprintf("%strigger: %lu wake IPIs or NMIs could not be sent, even retried (the ICR stayed "
+		"busy); the last to cpu %u\n", prefix, now.dropped - reported, now.last_dropped_cpu);
+	reported = now.dropped;
 }
 
 /* "sticky 3 kick 10 ipi 2 ..." for the returns that happened */
@@ -663,10 +826,52 @@ void trigger_report_usage(const char *prefix)
 {
 	report_backends(prefix);
 	report_users(prefix);
+	report_dropped_wakes(prefix);
 	trigger_bochs_report(prefix);
 }
 
 void trigger_nmi_init(void)
 {
 	nmi_register(trigger_nmi);
+}
+
+/* --- Test hooks ---------------------------------------------------------------- */
+
+static const char *const test_break_names[] = {
+	[TRIGGER_BREAK_NONE] = "none",
+	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
+	[TRIGGER_BREAK_KICK] = "kick",
+	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
+};
+
+bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
+{
+	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
+
+	trigger_publish(trigger->ipi_waiters, as_cpu);
+	return trigger_moved_after_publish(trigger, &state);
+}
+
+void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
+{
+	trigger_unpublish(trigger->ipi_waiters, as_cpu);
+}
+
+int trigger_test_break_from_name(const char *name, size_t length)
+{
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void trigger_test_set_kick_break(enum trigger_test_break mode)
+{
+	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
+}
+
+void trigger_test_fail_wake_sends(unsigned int count)
+{
+	__atomic_store_n(&wake_failures_to_inject, count, __ATOMIC_RELAXED);
 }

@@ -24,6 +24,8 @@ uint64_t trigger_spin_budget_cycles;
 uint32_t trigger_mwait_hint;		/* EAX of MWAIT: 0 is C1 */
 bool trigger_hlt_broken;
 uint64_t trigger_halt_window_delay_cycles;
+void (*trigger_before_recheck_hook)(void);
+bool trigger_irqs_on_window_unmarked;
 
 #define CPUID_MONITOR		(1u << 3)	/* CPUID.01H:ECX */
 #define CPUID_MONITORX		(1u << 29)	/* CPUID.80000001H:ECX */
@@ -168,7 +170,7 @@ void trigger_set_halt_window_hook(void (*hook)(void))
 static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
 	void (*hook)(void) = __atomic_load_n(&halt_window_hook, __ATOMIC_ACQUIRE);
-	unsigned int me = cpu_id();
+	unsigned int me = cpu_id(), outcome = TRIGGER_HALT_MOVED;
 
 	/*
 	 * The torture's delay lands before the publish too: there a kick is
@@ -176,22 +178,29 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	 */
 	delay_inside_window();
 	if (hook)
-		hook();		/* the torture: a kick exactly inside the window */
+		hook();		/* the torture: a kick exactly before the publish */
 	if (state->irqs_were_enabled) {
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
 		 * The re-check after publishing is what closes the race with a
-		 * kick (trigger.c); trigger_set_broken_hlt() removes it so the
-		 * torture can show that it finds the lost wake-up.
+		 * kick from another CPU (trigger.c); the window it opens is
+		 * closed against an NMI handler's kick on this CPU by the
+		 * marked halt (trigger_halt.S).  trigger_set_broken_hlt()
+		 * removes the re-check so the torture can show that it finds
+		 * the lost wake-up.  The check here only spares arming a timer
+		 * for a wait that is over; the one in the window decides.
 		 */
-		if (trigger_hlt_broken || !trigger_moved(trigger, state)) {
+		if (trigger_hlt_broken) {
+			sti_hlt();
+			outcome = TRIGGER_HALT_HALTED;
+		} else if (!trigger_moved_after_publish(trigger, state)) {
 			arm_deadline(deadline);
-			delay_inside_window();
-			trigger_count_sleep(state);
-			sti_hlt();	/* a pending wake IPI ends the HLT at once */
-			cli();
+			outcome = trigger_halt_irqs_on(&trigger->generation, state->seen);
 		}
+		cli();
 		trigger_unpublish(trigger->ipi_waiters, me);
+		if (outcome == TRIGGER_HALT_HALTED)
+			trigger_count_sleep(state);
 		return;
 	}
 	/*
@@ -206,13 +215,15 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
-	trigger_count_sleep(state);	/* unless the generation moved just now */
 	if (trigger_hlt_broken) {
 		hlt();
+		outcome = TRIGGER_HALT_HALTED;
 	} else {
-		trigger_halt_unless_moved(&trigger->generation, state->seen);
+		outcome = trigger_halt_irqs_off(&trigger->generation, state->seen);
 	}
 	trigger_unpublish(trigger->nmi_waiters, me);
+	if (outcome == TRIGGER_HALT_HALTED)
+		trigger_count_sleep(state);
 }
 
 static void hlt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
@@ -376,8 +387,10 @@ static bool pv_kick_available(void)
 
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 {
-	if (cpu == cpu_id())
-		return;		/* we are running, so not halted */
+	if (cpu == cpu_id()) {
+		trigger_count_own_cpu_published();
+		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
+	}
 	if (pv_kick_available()) {
 		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
 
@@ -385,8 +398,8 @@ void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	lapic_send_ipi(cpus[cpu].apic_id, APIC_DELIVERY_FIXED | VECTOR_WAKE);
-	__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
+	if (trigger_send_wake(cpu, APIC_DELIVERY_FIXED | VECTOR_WAKE))
+		__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
 }
 
 /* --- Boot: measure, then choose ------------------------------------------------------ */
@@ -619,4 +632,14 @@ void trigger_set_broken_hlt(bool broken)
 void trigger_set_halt_window_delay(uint64_t nanoseconds)
 {
 	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
+}
+
+void trigger_set_before_recheck_hook(void (*hook)(void))
+{
+	__atomic_store_n(&trigger_before_recheck_hook, hook, __ATOMIC_RELEASE);
+}
+
+void trigger_set_irqs_on_window_unmarked(bool unmarked)
+{
+	__atomic_store_n(&trigger_irqs_on_window_unmarked, unmarked, __ATOMIC_RELEASE);
 }

@@ -1,21 +1,51 @@
 /*
- * The halt of a trigger wait with interrupts disabled (the hlt backend in
- * stop_machine's DISABLE_IRQ and RUN states): only an NMI can end it.
+ * The halts of the hlt backend (and adaptive's halt phase), each inside a
+ * marked window: from the re-check of the generation to the HLT.
  *
- * The lost-wakeup window is between the last look at the generation and
- * the HLT: a kick whose NMI lands there would be handled and then the CPU
- * would halt for good.  So the window is marked, and the trigger NMI handler
- * (trigger.c), finding the interrupted RIP inside it, resumes at its end,
- * past the HLT: the wait returns and the caller looks again.  The torture
- * widens the window on purpose (trigger_halt_window_delay_cycles) so that
- * kicks do land in it.
+ *	interrupts on   re-check ... sti; hlt   woken by a wake IPI (the STI
+ *	                                        shadow holds a pending one
+ *	                                        until HLT begins; SDM vol 2, STI)
+ *	interrupts off  re-check ... hlt        (stop_machine's DISABLE_IRQ and
+ *	                                        RUN states) woken by a wake NMI
+ *
+ * Interrupts are off inside both windows, so of everything that can run on
+ * this CPU only an NMI handler can land between the re-check and the HLT.
+ * If that handler kicks the trigger itself, its wake-up would be lost: a
+ * kick sends no IPI or NMI to the CPU it runs on (that CPU is running), and
+ * the CPU would then halt until some unrelated interrupt.  So the trigger
+ * NMI handler (trigger.c), finding the interrupted RIP inside a window,
+ * resumes at the window's end, past the HLT, and sets RAX to
+ * TRIGGER_HALT_MOVED_PAST: the wait returns and the caller looks again.  An
+ * NMI taken during the HLT itself resumes at the window's end anyway.
+ *
+ * The re-check is the window's first instruction, a plain load.  That is
+ * how x86 does a sequentially consistent load (a MOV); what makes it one is
+ * the locked OR that published this CPU just before (trigger_publish): loads
+ * are not reordered with locked instructions (SDM vol 3, 9.2.2), so the load
+ * cannot be satisfied before the publish is visible to every kicker.  It is
+ * written here, not left to the compiler, so that no code generation can
+ * move it out of the window.
+ *
+ * Return value (EAX), for the counters and the tests: TRIGGER_HALT_MOVED
+ * (the re-check saw a kick: no halt), TRIGGER_HALT_HALTED (reached the HLT;
+ * an interrupt or NMI ended it), TRIGGER_HALT_MOVED_PAST (the NMI handler
+ * moved it past the HLT).  The values are in trigger_internal.h.
+ *
+ * Test-only parts, both off unless a test sets them:
+ * trigger_before_recheck_hook (a C function called just before the
+ * window, after the publish: the NMI self-kick test learns there that the
+ * waiter is about to re-check) and trigger_halt_window_delay_cycles (a
+ * PAUSE loop inside the window, after the re-check, that widens it so that
+ * the torture's kicks and the test's NMIs land there; the NMI handler says
+ * whether one did).
  */
+#define TRIGGER_HALT_MOVED	0
+#define TRIGGER_HALT_HALTED	1
+
 	.text
-	.global trigger_halt_unless_moved, trigger_halt_window_start, trigger_halt_window_end
-trigger_halt_unless_moved:		/* (const volatile uint64_t *generation, uint64_t seen) */
-trigger_halt_window_start:
-	cmpq	%rsi, (%rdi)
-	jne	trigger_halt_window_end
+
+/* Test only: widen the window by trigger_halt_window_delay_cycles (clobbers rax, rcx, rdx, r8). */
+.macro window_delay
 	movq	trigger_halt_window_delay_cycles(%rip), %rcx
 	testq	%rcx, %rcx
 	jz	2f
@@ -29,6 +59,48 @@ trigger_halt_window_start:
 	orq	%rdx, %rax
 	cmpq	%r8, %rax
 	jb	1b
-2:	hlt
-trigger_halt_window_end:
+2:
+.endm
+
+/* Test only: call trigger_before_recheck_hook, keeping the arguments (stack 16-aligned). */
+.macro window_hook
+	movq	trigger_before_recheck_hook(%rip), %rax
+	testq	%rax, %rax
+	jz	3f
+	pushq	%rdi
+	pushq	%rsi
+	subq	$8, %rsp
+	call	*%rax
+	addq	$8, %rsp
+	popq	%rsi
+	popq	%rdi
+3:
+.endm
+
+/*
+ * One window: [the test hook,] re-check, [the test delay,] [sti;] hlt.
+ * Nothing inside a window touches the stack: the NMI handler resumes at
+ * the window's end, whose RET must find the return address on top.  So the
+ * hook, a call, comes before the window.
+ */
+.macro halt_window name, enable
+	.global \name, \name\()_window_start, \name\()_checked, \name\()_window_end
+\name:					/* (const volatile uint64_t *generation, uint64_t seen) */
+	window_hook
+\name\()_window_start:
+	movl	$TRIGGER_HALT_MOVED, %eax
+	cmpq	%rsi, (%rdi)		/* the re-check */
+	jne	\name\()_window_end
+\name\()_checked:
+	window_delay
+	movl	$TRIGGER_HALT_HALTED, %eax
+	.if \enable
+	sti				/* its shadow covers the HLT: a pending IPI ends it */
+	.endif
+	hlt
+\name\()_window_end:
 	ret
+.endm
+
+	halt_window trigger_halt_irqs_on, 1
+	halt_window trigger_halt_irqs_off, 0

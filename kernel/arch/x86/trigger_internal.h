@@ -62,13 +62,43 @@ static inline bool trigger_moved(const trigger_t *trigger, const struct trigger_
 	return trigger_generation(trigger) != state->seen;
 }
 
+/*
+ * The re-check after publishing: a sequentially consistent load, so that
+ * with the publish's sequentially consistent OR before it, it cannot be
+ * satisfied before the publish is visible (the store-buffer case that the
+ * kick's locked add closes on the other side).
+ */
+static inline bool trigger_moved_after_publish(const trigger_t *trigger,
+					       const struct trigger_wait_state *state)
+{
+	return __atomic_load_n(&trigger->generation, __ATOMIC_SEQ_CST) != state->seen;
+}
+
 /* Waiter masks: publish this CPU (a locked RMW: a full barrier), unpublish it. */
 void trigger_publish(uint64_t *mask, unsigned int cpu);
 void trigger_unpublish(uint64_t *mask, unsigned int cpu);
 
-/* The NMI-woken halt (trigger_halt.S): halts unless *generation != seen. */
-void trigger_halt_unless_moved(const volatile uint64_t *generation, uint64_t seen);
-extern const char trigger_halt_window_start[], trigger_halt_window_end[];
+/*
+ * The halts, each inside a window marked for the NMI handler
+ * (trigger_halt.S): re-check *generation against @seen, then halt, with
+ * interrupts enabled for the HLT (woken by an IPI) or left disabled (woken
+ * by an NMI).  They return how the window ended.
+ */
+enum trigger_halt_outcome {
+	TRIGGER_HALT_MOVED,		/* the re-check saw a kick: no halt */
+	TRIGGER_HALT_HALTED,		/* reached the HLT; an interrupt or NMI ended it */
+	TRIGGER_HALT_MOVED_PAST,	/* an NMI handler moved it past the HLT */
+};
+unsigned int trigger_halt_irqs_on(const volatile uint64_t *generation, uint64_t seen);
+unsigned int trigger_halt_irqs_off(const volatile uint64_t *generation, uint64_t seen);
+extern const char trigger_halt_irqs_on_window_start[], trigger_halt_irqs_on_checked[],
+	trigger_halt_irqs_on_window_end[];
+extern const char trigger_halt_irqs_off_window_start[], trigger_halt_irqs_off_checked[],
+	trigger_halt_irqs_off_window_end[];
+/* Test only, called just before both windows, after the publish (NULL: none). */
+extern void (*trigger_before_recheck_hook)(void);
+/* Test only: the NMI handler leaves the interrupts-on window alone (the old halt). */
+extern bool trigger_irqs_on_window_unmarked;
 
 /* MWAIT/MWAITX's interrupt break (ECX[0]) where CPUID.05H offers it, else 0. */
 uint32_t trigger_interrupt_break(void);
@@ -94,6 +124,9 @@ bool trigger_in_nmi(void);
 void trigger_nmi_init(void);
 
 /* The kick's wake-ups, by whatever means the waiters need. */
+bool trigger_send_wake(unsigned int cpu, uint32_t command);	/* retried once, then reported */
+/* A kick found its own CPU among the waiters (a handler kicking what its CPU waits on). */
+void trigger_count_own_cpu_published(void);
 void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters);
 void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters);
 

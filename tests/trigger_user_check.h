@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_TESTS_TRIGGER_USER_CHECK_H
+#define TRIGOS_TESTS_TRIGGER_USER_CHECK_H
+/*
+ * The suites of the converted trigger users (call completion, stop_machine,
+ * the MCS hand-over) end with a case that checks, from the user's counters
+ * (trigger_backend.h), that every wait sequence of the suite ended by its
+ * kick: none reached a deadline but those the suite's own stuck-CPU cases
+ * caused on purpose, and none is still without its kick.  "Before waiting"
+ * (the condition held at the reset) and "before its kick" (the waiter
+ * found its condition just before the kick, which came: the kick confirms
+ * it) are the other allowed ends.  A lost kick leaves a sequence at its
+ * one bound, the user's stuck-CPU deadline, and without its kick.
+ *
+ *	trigger_user_check_begin(&check, "call_completion")    the suite's init (each case)
+ *	trigger_user_check_expect_deadline(&check)             a stuck-CPU case
+ *	trigger_user_check_end(&check)                         the last case
+ */
+
+#include <test.h>
+#include <trigger_backend.h>
+
+struct trigger_user_check {
+	const char *name;
+	struct trigger_user *user;
+	struct trigger_user_counters start;
+	uint64_t expected_deadlines;
+	bool begun;
+};
+
+/*
+ * From the suite's init, which runs before every case: only the first call
+ * (after the last trigger_user_check_end()) takes the snapshot.
+ */
+static inline void trigger_user_check_begin(struct trigger_user_check *check, const char *name)
+{
+	if (check->begun)
+		return;
+	check->begun = true;
+	check->name = name;
+	check->user = trigger_user_find(name);
+	check->expected_deadlines = 0;
+	if (check->user)
+		trigger_user_counters_read(check->user, &check->start);
+}
+
+/* A case of the suite ran one sequence of the user to its deadline on purpose. */
+static inline void trigger_user_check_expect_deadline(struct trigger_user_check *check)
+{
+	check->expected_deadlines++;
+}
+
+/* The sequences of the user that reached a deadline since the suite began. */
+static inline uint64_t trigger_user_check_deadlines(const struct trigger_user_check *check)
+{
+	struct trigger_user_counters now;
+
+	if (!check->user)
+		return 0;
+	trigger_user_counters_read(check->user, &now);
+	return now.reached_deadline - check->start.reached_deadline;
+}
+
+static inline void trigger_user_check_end(struct trigger_user_check *check)
+{
+	struct trigger_user_counters now, *start = &check->start;
+
+	check->begun = false;		/* the next run of the suite starts afresh */
+	ASSERT_TRUE(check->user != NULL);
+	trigger_user_counters_read(check->user, &now);
+	if (now.sequences == start->sequences)
+		test_skip("no wait sequences of this user in the suite");
+	test_diag("%s: %llu sequences: by its kick %llu, before waiting %llu, before its kick "
+		  "%llu, reached a deadline %llu (%llu on purpose), still without a kick %llu",
+		  check->name, (unsigned long long)(now.sequences - start->sequences),
+		  (unsigned long long)(now.by_kick - start->by_kick),
+		  (unsigned long long)(now.before_waiting - start->before_waiting),
+		  (unsigned long long)(now.before_its_kick - start->before_its_kick),
+		  (unsigned long long)(now.reached_deadline - start->reached_deadline),
+		  (unsigned long long)check->expected_deadlines,
+		  (unsigned long long)now.awaiting_kick);
+	EXPECT_EQ(now.reached_deadline - start->reached_deadline, check->expected_deadlines);
+	EXPECT_EQ(now.awaiting_kick, 0u);
+}
+
+#endif
