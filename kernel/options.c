@@ -161,15 +161,31 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+/* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
+static const char *const test_break_names[] = {
+	"cr0_cd",
+	"bochs_monitor_operand",
+	"bochs_wake_ipi",
+	"store_kick_elsewhere",
+	"store_kicker_monitors",
+};
+
 static bool apply_test_break(const struct cmdline_word *word, const char **error)
 {
 	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
 				   : -1;
 
-	if (mode < 0)
-		return false;
-	kernel_options.test_break = mode;
-	return true;
+	if (mode >= 0) {
+		kernel_options.test_break = mode;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (cmdline_value_is(word, test_break_names[i])) {
+			kernel_options.test_breaks |= 1u << i;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -254,41 +270,6 @@ static bool apply_dump(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
-/* The names of break= (options.h), in BREAK_* bit order. */
-static const char *const break_names[] = {
-	"cr0_cd",
-	"bochs_monitor_operand",
-	"bochs_wake_ipi",
-	"store_kick_elsewhere",
-	"store_kicker_monitors",
-};
-
-static bool apply_break(const struct cmdline_word *word, const char **error)
-{
-	const char *name = word->value, *end = word->value + word->value_length;
-	unsigned int breaks = 0;
-
-	if (!word->has_value || word->value_length == 0)
-		return false;
-	while (name < end) {
-		const char *comma = memchr(name, ',', (size_t)(end - name));
-		size_t length = (size_t)((comma ? comma : end) - name);
-		bool known = false;
-
-		for (size_t i = 0; i < sizeof(break_names) / sizeof(break_names[0]); i++) {
-			if (strlen(break_names[i]) == length && memcmp(break_names[i], name, length) == 0) {
-				breaks |= 1u << i;
-				known = true;
-			}
-		}
-		if (!known)
-			return false;
-		name += length + (comma ? 1 : 0);
-	}
-	kernel_options.breaks |= breaks;
-	return true;
-}
-
 static bool apply_console(const struct cmdline_word *word, const char **error)
 {
 	struct console_choice *choice = &kernel_options.consoles;
@@ -320,16 +301,15 @@ static const struct option known_options[] = {
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
-	{ "test_break", "halt_window, kick or kick_fence (tests that must then fail)",
-	  apply_test_break },
+	{ "test_break", "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
+			"bochs_wake_ipi, store_kick_elsewhere or store_kicker_monitors (tests that "
+			"must then fail)", apply_test_break },
 	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
 	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
 	{ "smp_ap_delay_us", "microseconds, 0..500000", apply_smp_ap_delay_us },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },
-	{ "break", "test only: cr0_cd, bochs_monitor_operand, bochs_wake_ipi, store_kick_elsewhere "
-		   "or store_kicker_monitors, comma-separated", apply_break },
 };
 
 /* Words the boot loader or Linux conventions put there that are not ours. */

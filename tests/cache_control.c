@@ -4,7 +4,7 @@
  * trigger memory (memtype_check.h), and the rule that keeps the MONITOR
  * backends off memory they cannot watch.
  *
- * break=cr0_cd makes one AP set CR0.CD and NW after bring-up, as INIT
+ * test_break=cr0_cd makes one AP set CR0.CD and NW after bring-up, as INIT
  * leaves them under Bochs 2.7: the matrix section cache-control-broken
  * expects these cases to fail then.
  */

@@ -13,8 +13,8 @@
  * one sleep (an MWAIT, not a spin), returned for the kick with no NMI.
  *
  * Should the store not end the sleep, the kicker rescues the waiter with an
- * NMI after RESCUE_NS, and the case fails saying so.  break=store_kick_
- * elsewhere makes the kicker store to another line instead, and break=
+ * NMI after RESCUE_NS, and the case fails saying so.  test_break=store_kick_
+ * elsewhere makes the kicker store to another line instead, and test_break=
  * store_kicker_monitors makes it execute MONITOR before its kick: both are
  * seen failing in the matrix (trigger-store-wake-broken-*).
  *
@@ -65,12 +65,12 @@ static void kicker(void *unused)
 	while (!__atomic_load_n(&store.about_to_wait, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	cpu_test_spin_ns(ASLEEP_DELAY_NS);
-	if (option_break(BREAK_STORE_KICKER_MONITORS)) {
+	if (test_break_given(TEST_BREAK_STORE_KICKER_MONITORS)) {
 		invlpg(store.elsewhere);	/* arm on its own line (Bochs bug 1) */
 		monitor(store.elsewhere, 0, 0);
 	}
 	store.kicked_at = rdtsc();
-	if (option_break(BREAK_STORE_KICK_ELSEWHERE))
+	if (test_break_given(TEST_BREAK_STORE_KICK_ELSEWHERE))
 		__atomic_fetch_add(&store.elsewhere[0], 1, __ATOMIC_SEQ_CST);
 	else
 		trigger_kick(&store.trigger);
@@ -191,7 +191,7 @@ static void mwaitx_sleep_is_ended_by_the_store(void)
  * a little later, which under Bochs 2.7 disarms the first's (bug 3); then
  * one kick.  Both must wake: on hardware both by the store, under Bochs
  * the first by the wake IPI the workaround publishes it for (with
- * break=bochs_wake_ipi it sleeps on, and the NMI rescue shows it).  These
+ * test_break=bochs_wake_ipi it sleeps on, and the NMI rescue shows it).  These
  * waits are the backend's own (interrupt break, wake IPI), not store-only.
  */
 static struct {

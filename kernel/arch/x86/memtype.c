@@ -303,7 +303,7 @@ static void survey_on_this_cpu(void *unused)
 }
 
 /*
- * break=cr0_cd: what the AP trampoline did before it loaded a defined CR0,
+ * test_break=cr0_cd: what the AP trampoline did before it loaded a defined CR0,
  * seen under Bochs 2.7 (CD and NW as INIT left them), done on purpose on
  * one AP so that the CR0 test and this check are seen to catch it.
  */
@@ -332,8 +332,8 @@ void memtype_check(void)
 {
 	unsigned int same = 0, boot_cpu = cpu_id();
 
-	if (option_break(BREAK_CR0_CD) && last_online_ap()) {
-		ktap_note("memtype: break=cr0_cd: cpu %u sets CR0.CD and NW (test only)",
+	if (test_break_given(TEST_BREAK_CR0_CD) && last_online_ap()) {
+		ktap_note("memtype: test_break=cr0_cd: cpu %u sets CR0.CD and NW (test only)",
 			  last_online_ap());
 		smp_run_on(last_online_ap(), disable_caching_for_test, NULL, SURVEY_TIMEOUT_NS);
 	}

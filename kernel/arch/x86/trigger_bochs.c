@@ -73,7 +73,7 @@ static uint64_t arm(const volatile void *line)
 {
 	if (!trigger_bochs)
 		return 0;
-	if (!option_break(BREAK_BOCHS_MONITOR_OPERAND)) {
+	if (!test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND)) {
 		invlpg(line);
 		count(&bochs_counts.monitors);
 	}
@@ -124,7 +124,7 @@ uint64_t trigger_monitorx(const volatile void *line)
  */
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state)
 {
-	if (!trigger_bochs || trigger_monitor_store_only || option_break(BREAK_BOCHS_WAKE_IPI))
+	if (!trigger_bochs || trigger_monitor_store_only || test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
 		return false;
 	if (!state->irqs_were_enabled && !trigger_interrupt_break())
 		return false;
@@ -208,16 +208,16 @@ void trigger_bochs_init(void)
 		   identity_mapped((uint64_t)__bss_end - 1) &&
 		   identity_mapped((uint64_t)&on_the_stack) &&
 		   identity_mapped((uint64_t)&bochs_counts);
-	if (option_break(BREAK_BOCHS_MONITOR_OPERAND))
-		ktap_note("bochs: break=bochs_monitor_operand: no INVLPG before MONITOR (test only)");
-	if (option_break(BREAK_BOCHS_WAKE_IPI))
-		ktap_note("bochs: break=bochs_wake_ipi: no wake IPI for MWAIT sleepers (test only)");
-	if (!option_break(BREAK_BOCHS_MONITOR_OPERAND))
+	if (test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND))
+		ktap_note("bochs: test_break=bochs_monitor_operand: no INVLPG before MONITOR (test only)");
+	if (test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
+		ktap_note("bochs: test_break=bochs_wake_ipi: no wake IPI for MWAIT sleepers (test only)");
+	if (!test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND))
 		ktap_note("bochs: workaround monitor-operand: INVLPG of the trigger's page before "
 			  "each MONITOR/MONITORX, which else arms on the last slow-path access (bug 1)");
 	ktap_note("bochs: workaround cr0: none needed: every CPU loads CR0 with CD and NW clear, "
 		  "which Bochs sets on every INIT (bug 2)");
-	if (!option_break(BREAK_BOCHS_WAKE_IPI))
+	if (!test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
 		ktap_note("bochs: workaround wake-ipi: MWAIT/MWAITX sleepers are published for the "
 			  "kick's wake IPI (interrupt break %s), as any CPU's MONITOR disarms the "
 			  "others' (bug 3)", trigger_interrupt_break()
