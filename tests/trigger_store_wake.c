@@ -85,21 +85,6 @@ static void kicker(void *unused)
 	}
 }
 
-/* Another online CPU to kick from: not the watchdog's if there is a choice. */
-static int kicker_cpu(void)
-{
-	int fallback = -1;
-
-	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-		if (cpu == cpu_id() || !cpu_test_online(cpu))
-			continue;
-		if ((int)cpu != watchdog_cpu())
-			return (int)cpu;
-		fallback = (int)cpu;
-	}
-	return fallback;
-}
-
 /* One store-woken wait on @backend; false if the kick came before the sleep. */
 static bool wait_once(enum trigger_backend_id backend, int kicker_on)
 {
@@ -147,12 +132,11 @@ static bool wait_once(enum trigger_backend_id backend, int kicker_on)
 
 static void store_ends_the_sleep(enum trigger_backend_id backend)
 {
-	int kicker_on = kicker_cpu();
+	/* The kicker: another CPU, not the watchdog's if there is a choice. */
+	int kicker_on = (int)trigger_test_helper_cpu();
 	const char *unavailable = trigger_backend_unavailable(backend);
 	bool done = false;
 
-	if (kicker_on < 0)
-		test_skip("one CPU: no kicker besides the waiter");
 	if (unavailable)
 		test_skip(unavailable);
 	/*
@@ -161,8 +145,6 @@ static void store_ends_the_sleep(enum trigger_backend_id backend)
 	 */
 	if (!trigger_mwait_sleeps() && !running_under_bochs())
 		test_skip("MWAIT does not sleep here (the boot probe): no sleep for a store to end");
-	if ((int)cpu_id() == watchdog_cpu())
-		test_skip("the test runs on the watchdog's CPU");
 	ASSERT_TRUE(trigger_backend_set(backend));
 	ASSERT_TRUE(nmi_register(claim_rescue_nmi));
 	trigger_set_monitor_store_only(true);
