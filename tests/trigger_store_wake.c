@@ -3,8 +3,8 @@
  * A store-woken wait, proven: the seed's trigger is MONITOR/MWAIT, a wait
  * that sleeps until the kick's store.  Here a waiter resets with interrupts
  * off and waits once on the mwait (or mwaitx) backend with ECX=0: no
- * interrupt break, no MWAITX timer, no wake IPI (trigger_set_monitor_store_
- * only()), so only a store to the line, an NMI, SMI or INIT can end the
+ * interrupt break, no MWAITX timer, no wake IPI (the backends' store-only
+ * test mode), so only a store to the line, an NMI, SMI or INIT can end the
  * sleep.  The kicker, on another CPU, spins until the waiter is about to
  * wait, spins a little longer so that it is asleep, and kicks: a locked add
  * on the generation, nothing else (it never executes MONITOR, which under
@@ -13,10 +13,10 @@
  * one sleep (an MWAIT, not a spin), returned for the kick with no NMI.
  *
  * Should the store not end the sleep, the kicker rescues the waiter with an
- * NMI after RESCUE_NS, and the case fails saying so.  test_break=store_kick_
- * elsewhere makes the kicker store to another line instead, and test_break=
- * store_kicker_monitors makes it execute MONITOR before its kick: both are
- * seen failing in the matrix (trigger-store-wake-broken-*).
+ * NMI after RESCUE_NS, and the case fails saying so.  With
+ * test_break=store_kick_elsewhere the kicker stores to another line
+ * instead, with test_break=store_kicker_monitors it executes MONITOR
+ * before its kick: the matrix sees both fail (bochs-store-wake-broken-*).
  *
  * Where MWAIT does not sleep (QEMU TCG with more than one vCPU, the boot
  * probe says so) there is nothing to prove: the cases skip; never under
