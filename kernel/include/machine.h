@@ -74,8 +74,9 @@ const char *verdict_name(enum verdict verdict);
  * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
  * status through isa-debug-exit; if that device is absent, ACPI S5 powers
  * off.  Under Bochs (told, see running_under_bochs()) Bochs's shutdown port
- * ends the simulation and the host reads the verdict from the log.  On hardware: halt every CPU, or reboot (ACPI reset register, 8042,
- * triple fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
+ * ends the simulation and the host reads the verdict from the log.  On
+ * hardware: halt every CPU, or reboot (ACPI reset register, 8042, triple
+ * fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
  */
 void machine_exit(enum verdict verdict) __attribute__((noreturn));
 
