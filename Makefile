@@ -97,7 +97,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all iso run debug test check check-unit check-tools check-model bench clean deps
+.PHONY: all iso run debug test check check-unit check-tools check-model bench bench-bochs clean deps
 .PHONY: check-reproducible check-recorded
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
@@ -303,6 +303,13 @@ check-recorded:
 bench: deps-quiet iso
 	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/results.json \
 		$(BENCH_ARGS) tests/bench.cfg
+
+# The Bochs sections of tests/bench.cfg (simulated figures): every section
+# booted twice per seed, its BENCH lines compared (identical, or exit 1), and
+# each figure's spread across seeds 1..5.
+bench-bochs: deps-quiet iso
+	$(PYTHON) tools/bench --iso $(ISO) --kernel $(KERNEL_ELF) --out $(BUILD)/bench/bochs.json \
+		--only 'bochs-*' --no-peer --repeatable --seeds 5 $(BENCH_ARGS) tests/bench.cfg
 
 # --- Board farms and soak (ci/lava, ci/labgrid, tools/soak) -----------------
 # lava-dispatcher and labgrid are Debian packages of Debian's own Python,

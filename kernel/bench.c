@@ -3,6 +3,7 @@
 #include <console.h>
 #include <hypervisor.h>
 #include <irq.h>
+#include <machine.h>
 #include <smp.h>
 #include <test.h>
 #include <time.h>
@@ -55,11 +56,12 @@ static void bench_header_once(void)
 	arch_cpu_model(model, sizeof(model));
 	kprintf("    # BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":%u,"
 		"\"tsc_hz\":%llu,\"tsc_source\":\"%s\",\"unreliable_clock\":%s,"
-		"\"cpu_model\":\"%s\",\"hypervisor\":\"%s\",\"trigger_backend\":\"%s\","
-		"\"timer_overhead_cycles\":%llu}\n",
+		"\"cpu_model\":\"%s\",\"hypervisor\":\"%s\",\"machine\":\"%s\","
+		"\"trigger_backend\":\"%s\",\"timer_overhead_cycles\":%llu}\n",
 		cpus_online(), (unsigned long long)tsc_calibration.hz,
 		clock_source_name(tsc_calibration.source),
 		tsc_calibration.reliable ? "false" : "true", model, hypervisor_info()->signature,
+		machine_name(),
 		trigger_backend_name(trigger_backend_boot_choice()),
 		(unsigned long long)bench_timer_overhead_cycles());
 }

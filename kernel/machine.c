@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <console.h>
 #include <hypervisor.h>
+#include <ktap.h>
 #include <machine.h>
 
 static enum exit_action exit_action = EXIT_ACTION_AUTO;
+static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
 
 static const uint32_t qemu_exit_values[] = {
 	[VERDICT_PASS] = QEMU_EXIT_PASS,
@@ -32,11 +34,47 @@ void machine_set_exit_action(enum exit_action action)
 	exit_action = action;
 }
 
+void machine_set_told(enum machine_told told)
+{
+	machine_told = told;
+}
+
+bool running_under_bochs(void)
+{
+	return machine_told == MACHINE_TOLD_BOCHS && !running_under_qemu();
+}
+
+const char *machine_name(void)
+{
+	if (running_under_bochs())
+		return "bochs";
+	return running_under_qemu() ? "qemu" : "unidentified";
+}
+
+void machine_identify(void)
+{
+	const struct hypervisor_info *info = hypervisor_info();
+
+	if (running_under_bochs()) {
+		ktap_note("machine: bochs (told by machine=bochs)");
+	} else if (running_under_qemu()) {
+		ktap_note("machine: QEMU %s (CPUID signature '%s' and fw_cfg)%s",
+			  info->tcg ? "TCG" : "with KVM", info->signature,
+			  machine_told == MACHINE_TOLD_BOCHS ?
+			  "; machine=bochs ignored: Bochs has no fw_cfg" : "");
+	} else {
+		ktap_note("machine: no emulator identified (hardware, or a hypervisor trigos does "
+			  "not know; machine=bochs tells it Bochs)");
+	}
+}
+
 static enum exit_action effective_action(void)
 {
-	if (exit_action == EXIT_ACTION_AUTO)
-		return running_under_qemu() ? EXIT_ACTION_QEMU : EXIT_ACTION_HALT;
-	return exit_action;
+	if (exit_action != EXIT_ACTION_AUTO)
+		return exit_action;
+	if (running_under_qemu())
+		return EXIT_ACTION_QEMU;
+	return running_under_bochs() ? EXIT_ACTION_BOCHS : EXIT_ACTION_HALT;
 }
 
 /*
@@ -65,6 +103,7 @@ void machine_exit_prepare(void)
 		kprintf("# exit=poweroff: powering off through ACPI S5 after the verdict\n");
 		break;
 	case EXIT_ACTION_QEMU:
+	case EXIT_ACTION_BOCHS:
 		break;
 	}
 }
@@ -82,6 +121,12 @@ void machine_exit(enum verdict verdict)
 		 * verdict stays the last line unless the power-off fails.
 		 */
 		arch_acpi_poweroff(false);
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_BOCHS:
+		arch_bochs_shutdown();
+		kprintf("# machine: still running after Bochs's shutdown port (is this Bochs, as "
+			"machine=bochs said?); halting every CPU\n");
 		arch_halt_other_cpus();
 		break;
 	case EXIT_ACTION_POWEROFF:

@@ -13,6 +13,7 @@
 #include <irq.h>
 #include <ktap.h>
 #include <machine.h>
+#include <memtype_check.h>
 #include <memory_setup.h>
 #include <options.h>
 #include <serial.h>
@@ -42,6 +43,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
+	machine_identify();				/* QEMU by evidence, Bochs if told */
 	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
@@ -64,10 +66,11 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	ktap_release_notes();				/* all up: print the notes kept */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
+	memtype_check();				/* trigger memory write-back everywhere? */
 	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
 			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
 	boot_report();					/* what we found, as diagnostics */
 
 	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);
-	machine_exit(verdict);				/* QEMU exit code, halt or reboot */
+	machine_exit(verdict);				/* emulator's exit, halt or reboot */
 }

@@ -176,16 +176,31 @@ static bool apply_smp_start(const struct cmdline_word *word, const char **error)
 		return false;
 	return true;
 }
+/* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
+static const char *const test_break_names[] = {
+	"cr0_cd",
+	"bochs_monitor_operand",
+	"bochs_wake_ipi",
+	"store_kick_elsewhere",
+	"store_kicker_monitors",
+};
 
 static bool apply_test_break(const struct cmdline_word *word, const char **error)
 {
 	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
 				   : -1;
 
-	if (mode < 0)
-		return false;
-	kernel_options.test_break = mode;
-	return true;
+	if (mode >= 0) {
+		kernel_options.test_break = mode;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (cmdline_value_is(word, test_break_names[i])) {
+			kernel_options.test_breaks |= 1u << i;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -248,6 +263,18 @@ static bool apply_exit(const struct cmdline_word *word, const char **error)
 	return false;
 }
 
+static bool apply_machine(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		kernel_options.machine = MACHINE_TOLD_NOTHING;
+	else if (cmdline_value_is(word, "bochs"))
+		kernel_options.machine = MACHINE_TOLD_BOCHS;
+	else
+		return false;
+	machine_set_told(kernel_options.machine);
+	return true;
+}
+
 static bool apply_dump(const struct cmdline_word *word, const char **error)
 {
 	unsigned int mask = word->has_value ? firmware_dump_parse(word->value, word->value_length) : 0;
@@ -281,6 +308,7 @@ static const struct option known_options[] = {
 	{ "seed", "a number", apply_seed },
 	{ "repeat", "1..100000", apply_repeat },
 	{ "exit", "auto, qemu, halt, reboot or poweroff", apply_exit },
+	{ "machine", "auto or bochs", apply_machine },
 	{ "watchdog", "seconds, 0..86400 (0: off)", apply_watchdog },
 	{ "cpus", "the expected number of CPUs, 1..256", apply_cpus },
 	{ "torture", "quick or long", apply_torture },
@@ -288,8 +316,9 @@ static const struct option known_options[] = {
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
-	{ "test_break", "halt_window, kick or kick_fence (tests that must then fail)",
-	  apply_test_break },
+	{ "test_break", "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
+			"bochs_wake_ipi, store_kick_elsewhere or store_kicker_monitors (tests that "
+			"must then fail)", apply_test_break },
 	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
 	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },

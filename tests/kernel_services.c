@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The embedded symbol table, the command-line options and the QEMU check. */
+/* The embedded symbol table, the command-line options and the machine checks. */
 #include <hypervisor.h>
 #include <options.h>
 #include <symbols.h>
@@ -45,6 +45,7 @@ static void restore_options(void)
 {
 	kernel_options = saved_options;
 	machine_set_exit_action(saved_options.exit_action);
+	machine_set_told(saved_options.machine);
 }
 
 static void options_apply_known_keys(void)
@@ -94,6 +95,18 @@ static void qemu_is_identified_only_with_evidence(void)
 		  info->fw_cfg_present ? "present" : "absent");
 }
 
+/* Bochs cannot be recognised: machine=bochs is believed unless QEMU's evidence refutes it. */
+static void bochs_is_believed_only_when_told(void)
+{
+	options_parse("machine=auto", "test line");
+	EXPECT_FALSE(running_under_bochs());
+	options_parse("machine=bochs", "test line");
+	EXPECT_EQ(kernel_options.machine, MACHINE_TOLD_BOCHS);
+	EXPECT_EQ(running_under_bochs(), !running_under_qemu());
+	test_diag("machine=bochs is %s here", running_under_bochs() ? "believed" :
+		  "refuted by QEMU's evidence");
+}
+
 static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(symbols_name_the_functions_they_contain),
 	TEST_CASE(symbols_outside_text_are_not_named),
@@ -101,5 +114,6 @@ static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(bad_values_keep_the_defaults),
 	TEST_CASE(later_words_override_earlier_ones),
 	TEST_CASE(qemu_is_identified_only_with_evidence),
+	TEST_CASE(bochs_is_believed_only_when_told),
 };
 TEST_SUITE(kernel_services, kernel_service_cases, save_options, restore_options);

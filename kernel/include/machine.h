@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #ifndef TRIGOS_MACHINE_H
 #define TRIGOS_MACHINE_H
-/* Leaving the machine at the end of a run, and telling QEMU from hardware. */
+/*
+ * Which machine this is (QEMU from evidence, Bochs only when told), and
+ * leaving it at the end of a run.
+ */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,12 +26,44 @@ enum verdict {
 #define QEMU_EXIT_CRASH	0x13
 
 enum exit_action {
-	EXIT_ACTION_AUTO,	/* QEMU exit under QEMU, else halt */
+	EXIT_ACTION_AUTO,	/* QEMU exit under QEMU, Bochs's shutdown port under Bochs, else halt */
 	EXIT_ACTION_QEMU,
 	EXIT_ACTION_HALT,
 	EXIT_ACTION_REBOOT,
 	EXIT_ACTION_POWEROFF,
+	EXIT_ACTION_BOCHS,	/* what auto becomes under Bochs; not an exit= value */
 };
+
+/* What the machine= option told the kernel about the machine it runs on. */
+enum machine_told {
+	MACHINE_TOLD_NOTHING,	/* machine=auto: QEMU is recognised from evidence */
+	MACHINE_TOLD_BOCHS,	/* machine=bochs */
+};
+
+/** machine_set_told - record what machine= said (options.c) */
+void machine_set_told(enum machine_told told);
+
+/**
+ * running_under_bochs - true only when the command line said machine=bochs
+ * and nothing identifies QEMU
+ *
+ * Bochs 2.7 cannot be recognised: it sets no CPUID hypervisor bit, has no
+ * signature leaf and no fw_cfg, and its BIOS's ACPI tables carry the OEM ID
+ * "BOCHS" as QEMU's SeaBIOS tables do (docs/emulators.md, Bochs).  So the
+ * kernel is told (tools/run --emulator bochs passes machine=bochs) and never
+ * guesses.  QEMU's evidence (hypervisor.h) refutes the claim.  Gate every
+ * Bochs-only port and every Bochs workaround on this.
+ */
+bool running_under_bochs(void);
+
+/** machine_name - "bochs", "qemu" or "unidentified", as machine_identify() reports */
+const char *machine_name(void);
+
+/**
+ * machine_identify - report which machine this is: "# machine: ..." (after
+ * the command line is parsed, before anything depends on the answer)
+ */
+void machine_identify(void);
 
 /** verdict_name - "PASS", "FAIL", "SKIP" or "CRASH" */
 const char *verdict_name(enum verdict verdict);
@@ -38,8 +73,10 @@ const char *verdict_name(enum verdict verdict);
  *
  * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
  * status through isa-debug-exit; if that device is absent, ACPI S5 powers
- * off.  On hardware: halt every CPU, or reboot (ACPI reset register, 8042,
- * triple fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
+ * off.  Under Bochs (told, see running_under_bochs()) Bochs's shutdown port
+ * ends the simulation and the host reads the verdict from the log.  On
+ * hardware: halt every CPU, or reboot (ACPI reset register, 8042, triple
+ * fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
  */
 void machine_exit(enum verdict verdict) __attribute__((noreturn));
 
@@ -54,6 +91,8 @@ void machine_exit_prepare(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);
+/* Write "Shutdown" to Bochs's port 0x8900; returns only if the machine is still on. */
+void arch_bochs_shutdown(void);
 /*
  * ACPI S5; returns only if it did not happen.  Refusals and failures are
  * always printed; with @announce_steps the steps too, before they are tried.

@@ -21,6 +21,12 @@ bool serial_console_add(unsigned int index, unsigned int baud);
 /** serial_console_remove - stop printing to COM<@index + 1>, if it was used */
 void serial_console_remove(unsigned int index);
 
+/**
+ * serial_drain - wait (bounded) until every UART in use has sent all it was
+ * given; call before ending or resetting the machine
+ */
+void serial_drain(void);
+
 /** serial_port_address - the I/O base of COM<@index + 1>, 0 for a bad @index */
 uint16_t serial_port_address(unsigned int index);
 

@@ -192,6 +192,67 @@ class Tables(unittest.TestCase):
         self.assertEqual(rows[0][3], "1000 x3")
 
 
+class Simulated(unittest.TestCase):
+    """Sections booted under Bochs: labelled simulated; seeds and repeated boots compared."""
+
+    def bochs_run(self, results, seed=None, log="", wall=20.0):
+        return run("bochs-trigger-2cpu", results, wall=wall, emulator="bochs", seed=seed,
+                   simulated=bench.SIMULATED, log=log, run="--emulator bochs --cpus 2")
+
+    def test_the_emulator_comes_from_the_run_arguments(self):
+        self.assertEqual(bench.run_emulator(["--emulator", "bochs", "--cpus", "2"]), "bochs")
+        self.assertEqual(bench.run_emulator(["--emulator=bochs"]), "bochs")
+        self.assertEqual(bench.run_emulator(["--boot", "kernel"]), "qemu")
+
+    def test_tables_say_simulated_and_keep_bochs_apart_from_qemu(self):
+        report = {"runs": [run("trigger-2cpu", [distribution("trigger_wake_short_spin", 300, 400)]),
+                           self.bochs_run([distribution("trigger_wake_short_spin", 1099, 1099)])]}
+        titles = [title for title, _, _ in bench.build_tables(report)]
+        self.assertIn("trigger: p50 (p99), or the value", titles)
+        self.assertIn("bochs-trigger: p50 (p99), or the value; " + bench.SIMULATED, titles)
+        self.assertIn("whole Bochs run, wall seconds of the host (boot to shutdown)", titles)
+        self.assertIn("whole QEMU run, wall seconds (boot to power-off)", titles)
+
+    def test_spread_across_seeds(self):
+        report = {"runs": [self.bochs_run([distribution("trigger_wake_short_spin", p50, p50)],
+                                          seed=seed)
+                           for seed, p50 in ((1, 1000), (2, 1100), (3, 1000))]}
+        title, header, rows = bench.seed_spread_table(report)
+        self.assertEqual(header[5:], ["seeds", "min", "median", "max", "spread"])
+        self.assertEqual(rows, [["bochs-trigger", "trigger_wake_short", "spin", "ns", "2", "3",
+                                 "1000", "1000", "1100", "10.0%"]])
+        self.assertIsNone(bench.seed_spread_table({"runs": [self.bochs_run([])]}))
+
+    def test_two_boots_compared_line_by_line(self):
+        line = '    # BENCH {"v":1,"name":"stop_machine","unit":"ns","p50":%d}\n'
+        with tempfile.TemporaryDirectory() as directory:
+            logs = []
+            for index, text in enumerate(("KTAP version 1\n" + line % 40749,
+                                          "KTAP version 1\n" + line % 40749 + "# a note\n",
+                                          "KTAP version 1\n" + line % 40750)):
+                logs.append(os.path.join(directory, "%d.log" % index))
+                with open(logs[-1], "w") as log:
+                    log.write(text)
+            same = bench.repeatability([{"log": logs[0]}, {"log": logs[1]}])
+            other = bench.repeatability([{"log": logs[0]}, {"log": logs[2]}])
+            empty = bench.repeatability([{"log": os.path.join(directory, "none")}] * 2)
+        self.assertEqual((same["identical"], same["lines"], same["difference"]), (True, 1, None))
+        self.assertFalse(other["identical"])
+        self.assertEqual(other["difference"][0], 1)
+        self.assertIn('"p50":40750', other["difference"][2])
+        self.assertFalse(empty["identical"])            # no figures is no proof
+        out = io.StringIO()
+        failures = bench.print_repeatability(
+            [dict(same, config="a", seed=1, emulator="bochs"),
+             dict(other, config="b", seed=None, emulator="bochs"),
+             dict(other, config="c", seed=None, emulator="qemu")], out)
+        self.assertEqual(failures, 1)                   # QEMU's host clock never repeats
+        text = out.getvalue()
+        self.assertIn("bench: repeatable: a seed=1: 1 BENCH lines identical in 2 boots", text)
+        self.assertIn("bench: NOT repeatable: b: BENCH line 1 differs:", text)
+        self.assertIn("NOT repeatable (QEMU: expected", text)
+
+
 class Compare(unittest.TestCase):
     def test_verdicts_and_noise_sources(self):
         old = {"runs": [
@@ -252,7 +313,7 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
               "groups = quick\n\n[slow-4cpus]\nrun = --boot kernel --cpus 4\n"
               "cmdline = bench=trigger\n")
 
-    def fake_run_entry(self, entry, args, log_path, tick=None):
+    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None):
         cpus = 2 if "2cpus" in entry.name else 4
         return run(entry.name, [distribution("trigger_wake_short", 900, 1200, cpus=cpus,
                                              backend="hlt"),

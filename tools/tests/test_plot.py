@@ -76,6 +76,14 @@ class Charts(unittest.TestCase):
         self.assertIn("using 1:4:3:6:5:xtic(2) with candlesticks", chart.script)
         self.assertIn("set xrange [0.3:4.7]", chart.script)
 
+    def test_figures_simulated_under_bochs_are_not_charted(self):
+        bochs_run = run("bochs-trigger-2cpu", 2, [dict(wake("trigger_wake_short_spin", 1099),
+                                                       simulated=True)],
+                        emulator="bochs", simulated="simulated under Bochs 2.7")
+        report = dict(REPORT, runs=REPORT["runs"] + [bochs_run])
+        chart = {chart.name: chart for chart in plot.charts(report)}["wake_latency"]
+        self.assertEqual(chart.data, self.chart("wake_latency").data)
+
     def test_scripts_draw_png_and_svg(self):
         for chart in plot.charts(REPORT):
             script = chart.script

@@ -14,6 +14,7 @@
 #include <acpi_register.h>
 #include <console.h>
 #include <machine.h>
+#include <serial.h>
 #include <time.h>
 #include <lib/acpi_tables.h>
 #include <asm/bios.h>
@@ -97,6 +98,7 @@ bool arch_acpi_poweroff(bool announce_steps)
 	if (announce_steps)
 		kprintf("# poweroff: entering ACPI S5: SLP_TYPa %u through PM1a_CNT (%s)%s\n",
 			values.slp_typ_a, where, fadt->pm1b_control.address ? " and PM1b_CNT" : "");
+	serial_drain();
 	acpi_register_write(&fadt->pm1a_control, 2, sleep_control(values.slp_typ_a));
 	if (fadt->pm1b_control.address)
 		acpi_register_write(&fadt->pm1b_control, 2, sleep_control(values.slp_typ_b));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Leaving the machine: QEMU's debug exit, reset and halt.
+ * Leaving the machine: QEMU's debug exit, Bochs's shutdown port, reset and halt.
  *
  * Reset tries, in order, each announced on the console before it is tried
  * (so that the last line on the screen names the way that worked):
@@ -18,12 +18,14 @@
 #include <cpu.h>
 #include <ipi.h>
 #include <machine.h>
+#include <serial.h>
 #include <smp.h>
 #include <time.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
+#define BOCHS_SHUTDOWN_PORT	0x8900
 #define KEYBOARD_CONTROLLER	0x64
 #define KEYBOARD_INPUT_FULL	0x02
 #define KEYBOARD_PULSE_RESET	0xfe
@@ -34,6 +36,21 @@ void arch_qemu_debug_exit(uint32_t value)
 {
 	/* QEMU exits here if -device isa-debug-exit,iobase=0xf4 is present. */
 	outl(QEMU_DEBUG_EXIT_PORT, value);
+}
+
+/*
+ * Bochs's "unmapped" device ends the simulation when the bytes of "Shutdown"
+ * reach port 0x8900 one by one, in order; any other byte starts the sequence
+ * again (iodev/unmapped.cc, tag REL_2_7_FINAL).  Called only when
+ * running_under_bochs(): elsewhere the port may belong to some device.
+ */
+void arch_bochs_shutdown(void)
+{
+	static const char sequence[] = "Shutdown";
+
+	serial_drain();
+	for (const char *byte = sequence; *byte; byte++)
+		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*byte);
 }
 
 void arch_halt_forever(void)
@@ -107,6 +124,7 @@ static void reset_through_acpi(void)
 	kprintf("# reboot: writing 0x%x to the ACPI reset register (%s)\n", fadt->reset_value,
 		where);
 	/* 4.8.3.6: the register is 8 bits wide, whatever width the GAS states. */
+	serial_drain();
 	problem = acpi_register_write(&fadt->reset_register, 1, fadt->reset_value);
 	if (problem) {
 		kprintf("# reboot: the ACPI reset register is unusable: %s\n", problem);
@@ -122,6 +140,7 @@ static void reset_through_keyboard_controller(void)
 	/* Wait (bounded) until it can take a command; absent, it reads 0xff. */
 	for (int wait = 0; wait < 100000 && (inb(KEYBOARD_CONTROLLER) & KEYBOARD_INPUT_FULL); wait++)
 		cpu_relax();
+	serial_drain();
 	outb(KEYBOARD_CONTROLLER, KEYBOARD_PULSE_RESET);
 	udelay(RESET_WAIT_US);
 	kprintf("# reboot: still running after the 8042 reset command\n");
@@ -134,6 +153,7 @@ void arch_reboot(void)
 	reset_through_acpi();
 	reset_through_keyboard_controller();
 	kprintf("# reboot: forcing a triple fault (an interrupt with an empty IDT)\n");
+	serial_drain();
 	cli();
 	lidt(&no_idt);
 	int3();
