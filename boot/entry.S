@@ -127,8 +127,8 @@ common_entry:
 	wrmsr
 	popl	%edx
 
-	movl	%cr0, %eax
-	orl	$(CR0_PG | CR0_PE | CR0_WP), %eax
+	/* A defined CR0, not the loader's with bits added (asm/boot.h says why). */
+	movl	$CR0_KERNEL, %eax
 	movl	%eax, %cr0
 
 	lgdt	boot_gdt_pointer

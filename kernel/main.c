@@ -13,6 +13,7 @@
 #include <irq.h>
 #include <ktap.h>
 #include <machine.h>
+#include <memtype_check.h>
 #include <memory_setup.h>
 #include <options.h>
 #include <serial.h>
@@ -60,6 +61,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
+	memtype_check();				/* trigger memory write-back everywhere? */
 	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
 			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
 	boot_report();					/* what we found, as diagnostics */

@@ -161,15 +161,31 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+/* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
+static const char *const test_break_names[] = {
+	"cr0_cd",
+	"bochs_monitor_operand",
+	"bochs_wake_ipi",
+	"store_kick_elsewhere",
+	"store_kicker_monitors",
+};
+
 static bool apply_test_break(const struct cmdline_word *word, const char **error)
 {
 	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
 				   : -1;
 
-	if (mode < 0)
-		return false;
-	kernel_options.test_break = mode;
-	return true;
+	if (mode >= 0) {
+		kernel_options.test_break = mode;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
+		if (cmdline_value_is(word, test_break_names[i])) {
+			kernel_options.test_breaks |= 1u << i;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -285,8 +301,9 @@ static const struct option known_options[] = {
 	{ "trigger_spin_ns", "nanoseconds, 0..100000000 (0: measured)", apply_trigger_spin_ns },
 	{ "mwait_hint", "MWAIT's EAX hint, 0..255 (0: C1)", apply_mwait_hint },
 	{ "mcs_wait", "spin or trigger", apply_mcs_wait },
-	{ "test_break", "halt_window, kick or kick_fence (tests that must then fail)",
-	  apply_test_break },
+	{ "test_break", "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
+			"bochs_wake_ipi, store_kick_elsewhere or store_kicker_monitors (tests that "
+			"must then fail)", apply_test_break },
 	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
 	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },

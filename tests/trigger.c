@@ -611,13 +611,15 @@ static void auto_choice_follows_cpuid_and_the_measurement(void)
 	bool mwait = (cpuid(1).ecx & (1u << 3)) != 0;
 	bool virtualized = hypervisor_info()->cpuid_hypervisor_bit;
 
-	EXPECT_EQ(trigger_choose_auto(true, true, false, &reason), TRIGGER_BACKEND_MWAIT);
-	EXPECT_EQ(trigger_choose_auto(true, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
-	EXPECT_EQ(trigger_choose_auto(false, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
-	EXPECT_EQ(trigger_choose_auto(true, true, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
+	EXPECT_EQ(trigger_choose_auto(true, true, false, true, &reason), TRIGGER_BACKEND_MWAIT);
+	EXPECT_EQ(trigger_choose_auto(true, false, false, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
+	EXPECT_EQ(trigger_choose_auto(false, false, false, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
+	EXPECT_EQ(trigger_choose_auto(true, true, true, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
+	EXPECT_EQ(trigger_choose_auto(true, true, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
 	if (kernel_options.trigger_backend == TRIGGER_BACKEND_AUTO) {
-		enum trigger_backend_id expected = trigger_choose_auto(mwait, trigger_mwait_sleeps(),
-								       virtualized, &reason);
+		enum trigger_backend_id expected = trigger_choose_auto(
+			mwait, trigger_mwait_sleeps(), virtualized,
+			trigger_backend_memory_refusal(TRIGGER_BACKEND_MWAIT) == NULL, &reason);
 
 		EXPECT_EQ(trigger_backend_boot_choice(), expected);
 	}
@@ -647,13 +649,17 @@ static void backends_the_cpu_lacks_are_refused_naming_the_bit(void)
 	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
 		bool offered = (cpuid_count(gated[i].leaf, gated[i].subleaf).ecx >> gated[i].bit) & 1;
 		const char *missing = trigger_backend_unavailable(gated[i].backend);
+		const char *refused = trigger_backend_memory_refusal(gated[i].backend);
 
 		if (gated[i].leaf >= 0x80000000 && cpuid(0x80000000).eax < gated[i].leaf)
 			offered = false;
 		if (gated[i].leaf < 0x80000000 && cpuid(0).eax < gated[i].leaf)
 			offered = false;
-		EXPECT_EQ(missing == NULL, offered);
-		if (missing) {
+		EXPECT_EQ(missing == NULL, offered && !refused);
+		if (missing && refused && missing == refused) {
+			EXPECT_FALSE(trigger_backend_set(gated[i].backend));
+			test_diag("%s refused: %s", trigger_backend_name(gated[i].backend), missing);
+		} else if (missing) {
 			EXPECT_FALSE(trigger_backend_set(gated[i].backend));
 			EXPECT_EQ(strncmp(missing, gated[i].cpuid_text, strlen(gated[i].cpuid_text)), 0);
 			test_diag("%s refused: %s (not exercised here)",

@@ -37,10 +37,30 @@ struct kernel_options {
 	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
 					 * trigger_test_break, applied by the trigger tests */
 	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
+	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
 	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };
 
 extern struct kernel_options kernel_options;
+
+/*
+ * The test_break= names outside the trigger core (whose own are enum
+ * trigger_test_break): each breaks one property on purpose so that its
+ * test is seen failing; the matrix has a section for each that expects the
+ * failure.  Never for real runs.
+ */
+#define TEST_BREAK_CR0_CD			(1u << 0)	/* cr0_cd: an AP sets CR0.CD, NW */
+#define TEST_BREAK_BOCHS_MONITOR_OPERAND	(1u << 1)	/* no INVLPG before MONITOR */
+#define TEST_BREAK_BOCHS_WAKE_IPI		(1u << 2)	/* MWAIT sleepers get no IPI */
+#define TEST_BREAK_STORE_KICK_ELSEWHERE		(1u << 3)	/* the store test's kicker stores
+								 * to another line */
+#define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
+
+/** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
+static inline bool test_break_given(unsigned int what)
+{
+	return (kernel_options.test_breaks & what) != 0;
+}
 
 /** options_parse - apply every word of @cmdline; @source names it in messages */
 void options_parse(const char *cmdline, const char *source);

@@ -144,9 +144,18 @@ int trigger_backend_from_name(const char *name, size_t length);
 
 /**
  * trigger_backend_unavailable - why @backend cannot run here, naming the
- * missing CPUID bit, or NULL when it can
+ * missing CPUID bit (or, for a backend the CPU has, the memory-type refusal
+ * below), or NULL when it can
  */
 const char *trigger_backend_unavailable(enum trigger_backend_id backend);
+
+/**
+ * trigger_backend_memory_refusal - for a backend whose wait ends on a store
+ * to a monitored line (mwait, mwaitx, umwait): the sentence naming a CPU
+ * that does not see the trigger memory as write-back, which only MONITOR
+ * watches (memtype_check.h); NULL when every CPU does, or for the others
+ */
+const char *trigger_backend_memory_refusal(enum trigger_backend_id backend);
 
 /**
  * trigger_backend_set - use @backend for wait sequences that start from now
@@ -160,12 +169,14 @@ enum trigger_backend_id trigger_backend_current(void);
 enum trigger_backend_id trigger_backend_boot_choice(void);
 
 /**
- * trigger_choose_auto - what "auto" picks given what the CPU offers and
- * whether MWAIT was seen to sleep; pure, so its logic is testable anywhere
+ * trigger_choose_auto - what "auto" picks given what the CPU offers, whether
+ * MWAIT was seen to sleep, and whether every CPU sees the trigger memory as
+ * write-back; pure, so its logic is testable anywhere
  * @reason: set to a sentence saying why
  */
 enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sleeps,
-					    bool virtualized, const char **reason);
+					    bool virtualized, bool memory_write_back,
+					    const char **reason);
 
 /**
  * trigger_boot_init - measure (does MWAIT sleep? what does an IPI wake-up
@@ -258,6 +269,30 @@ void trigger_set_misuse_hook(void (*hook)(const char *message));
  * torture must catch)
  */
 void trigger_set_broken_hlt(bool broken);
+
+/**
+ * trigger_set_monitor_store_only - test only: interrupts-off waits of the
+ * mwait and mwaitx backends sleep with ECX=0 (no interrupt break, no
+ * MWAITX timer, no LAPIC bound) and are never sent a wake IPI, so that
+ * only a store to the line (or an NMI, SMI, INIT) can end them
+ */
+void trigger_set_monitor_store_only(bool store_only);
+
+/*
+ * What the Bochs 2.7 workarounds did (trigger_bochs.c), when told
+ * machine=bochs; all zero elsewhere.
+ */
+struct trigger_bochs_counts {
+	uint64_t monitors;		/* MONITOR/MONITORX armed after an INVLPG (bug 1) */
+	uint64_t sleeps;		/* MWAIT/MWAITX sleeps under Bochs */
+	uint64_t published_sleeps;	/* of them: published for the kick's wake IPI (bug 3) */
+	uint64_t reset_sleeps;		/* of them: another CPU armed a monitor meanwhile */
+	uint64_t reset_sleeps_kicked;	/* of those: ended with the generation moved */
+	uint64_t mwaitx_oneshots;	/* interrupts-off MWAITX bounded by the LAPIC (bug 6) */
+};
+
+/** trigger_bochs_counts_read - the Bochs workarounds' counts so far */
+void trigger_bochs_counts_read(struct trigger_bochs_counts *counts);
 
 /** trigger_set_halt_window_delay - test only: widen the window before the halt */
 void trigger_set_halt_window_delay(uint64_t nanoseconds);

@@ -23,12 +23,15 @@
 #include <spinlock.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
+#include <asm/paging.h>
 
 #define PTE_PRESENT		(1ull << 0)
 #define PTE_WRITABLE		(1ull << 1)
 #define PTE_WRITE_THROUGH	(1ull << 3)
 #define PTE_CACHE_DISABLE	(1ull << 4)
 #define PTE_LARGE		(1ull << 7)	/* in a PD entry: a 2 MiB page */
+#define PTE_PAT			(1ull << 7)	/* in a PTE: bit 2 of the PAT index */
+#define PTE_LARGE_PAT		(1ull << 12)	/* the same in a 2 MiB page's PD entry */
 #define PTE_NO_EXECUTE		(1ull << 63)
 #define PTE_ADDRESS_MASK	0x000ffffffffff000ull
 
@@ -207,28 +210,76 @@ void unmap_range(uint64_t address, uint64_t size)
 	spin_unlock(&paging_lock);
 }
 
-bool paging_query(uint64_t address, unsigned int *attributes)
+/*
+ * The leaf entry that maps @address in the kernel's tables, and the size of
+ * the page it maps (or, when it returns false, of the table slot found
+ * empty): what the queries below walk.  Before paging_init() the boot map
+ * covers the low 4 GiB with read-write-execute 2 MiB pages, identity-mapped.
+ */
+static bool find_leaf(uint64_t address, uint64_t *entry, uint64_t *size)
 {
 	uint64_t *table = kernel_pml4;
 
-	/* Before paging_init() the boot map covers the low 4 GiB, all read-write. */
 	if (!table) {
-		*attributes = MAP_WRITE | MAP_EXECUTE;
+		*size = LARGE_PAGE_SIZE;
+		*entry = (address & ~(LARGE_PAGE_SIZE - 1)) | PTE_PRESENT | PTE_WRITABLE | PTE_LARGE;
 		return address < BOOT_MAP_LIMIT;
 	}
-
 	for (int level = 4; level >= 1; level--) {
-		uint64_t entry = table[table_index(address, level)];
-
-		if (!(entry & PTE_PRESENT))
+		*entry = table[table_index(address, level)];
+		*size = 1ull << (12 + 9 * (level - 1));
+		if (!(*entry & PTE_PRESENT))
 			return false;
-		if (level == 1 || (level == 2 && (entry & PTE_LARGE))) {
-			*attributes = attributes_of(entry);
+		if (level == 1 || (level == 2 && (*entry & PTE_LARGE)))
 			return true;
-		}
-		table = table_at(entry);
+		table = table_at(*entry);
 	}
 	return false;
+}
+
+bool paging_query(uint64_t address, unsigned int *attributes)
+{
+	uint64_t entry, size;
+
+	if (!find_leaf(address, &entry, &size))
+		return false;
+	*attributes = attributes_of(entry);
+	return true;
+}
+
+bool paging_translate(uint64_t address, uint64_t *physical)
+{
+	uint64_t entry, size;
+
+	if (!find_leaf(address, &entry, &size))
+		return false;
+	*physical = (entry & PTE_ADDRESS_MASK & ~(size - 1)) | (address & (size - 1));
+	return true;
+}
+
+/* SDM vol 3A, 12.12.3: the PAT entry is PAT:PCD:PWT, PAT at bit 7 or (large) 12. */
+static unsigned int pat_index_of(uint64_t entry, bool large)
+{
+	return ((entry & (large ? PTE_LARGE_PAT : PTE_PAT)) ? 4u : 0u) |
+	       ((entry & PTE_CACHE_DISABLE) ? 2u : 0u) | ((entry & PTE_WRITE_THROUGH) ? 1u : 0u);
+}
+
+unsigned int paging_pat_indices(uint64_t start, uint64_t end)
+{
+	unsigned int indices = 0;
+	uint64_t address = page_align_down(start);
+
+	while (address < end) {
+		uint64_t entry, size;
+
+		if (find_leaf(address, &entry, &size))
+			indices |= 1u << pat_index_of(entry, size > PAGE_SIZE);
+		/* On to the next page, or the next slot of the level found empty. */
+		address = (address & ~(size - 1)) + size;
+		if (address == 0)
+			break;		/* wrapped past the top */
+	}
+	return indices;
 }
 
 static void map_or_panic(uint64_t start, uint64_t end, unsigned int attributes, const char *what)

@@ -12,15 +12,7 @@
  * Addresses are relative to trampoline_start; %ebx holds the page's linear
  * address from the first instructions on.
  */
-#define CR0_PE		(1 << 0)
-#define CR0_WP		(1 << 16)
-#define CR0_PG		(1 << 31)
-#define CR4_PAE		(1 << 5)
-#define CR4_PGE		(1 << 7)
-#define MSR_EFER	0xc0000080
-#define EFER_SCE	(1 << 0)
-#define EFER_LME	(1 << 8)
-#define EFER_NXE	(1 << 11)
+#include <asm/boot.h>
 
 #define TRAMPOLINE_CODE32	0x08
 #define TRAMPOLINE_DATA32	0x10
@@ -42,8 +34,12 @@ trampoline_start:
 	shll	$4, %ebx			/* the page's linear address */
 
 	lgdtl	OFFSET(parameter_gdt_pointer)
-	movl	%cr0, %eax
-	orl	$CR0_PE, %eax
+	/*
+	 * Defined values from here on, never what INIT left: under Bochs 2.7
+	 * that has CD and NW set, and on real CPUs whatever the firmware
+	 * last set (asm/boot.h, CR0_KERNEL).
+	 */
+	movl	$CR0_PROTECTED_MODE, %eax
 	movl	%eax, %cr0
 	/* A 6-byte far pointer (offset, selector) the BSP filled in. */
 	ljmpl	*OFFSET(parameter_jump32)
@@ -65,8 +61,7 @@ trampoline_entry32:
 	rdmsr
 	orl	$(EFER_LME | EFER_NXE | EFER_SCE), %eax
 	wrmsr
-	movl	%cr0, %eax
-	orl	$(CR0_PG | CR0_WP), %eax
+	movl	$CR0_KERNEL, %eax
 	movl	%eax, %cr0
 	ljmpl	*OFFSET(parameter_jump64)(%ebx)
 

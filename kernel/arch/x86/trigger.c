@@ -641,9 +641,13 @@ int trigger_backend_from_name(const char *name, size_t length)
 
 const char *trigger_backend_unavailable(enum trigger_backend_id backend)
 {
+	const char *missing;
+
 	if (backend >= TRIGGER_BACKEND_COUNT)
 		return "no such backend";
-	return trigger_backends[backend].unavailable ? trigger_backends[backend].unavailable() : NULL;
+	missing = trigger_backends[backend].unavailable ? trigger_backends[backend].unavailable()
+							: NULL;
+	return missing ? missing : trigger_backend_memory_refusal(backend);
 }
 
 bool trigger_backend_set(enum trigger_backend_id backend)
@@ -660,10 +664,16 @@ enum trigger_backend_id trigger_backend_current(void)
 }
 
 enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sleeps,
-					    bool virtualized, const char **reason)
+					    bool virtualized, bool memory_write_back,
+					    const char **reason)
 {
 	if (virtualized) {
 		*reason = "under a hypervisor only a halt gives the host CPU back: adaptive";
+		return TRIGGER_BACKEND_ADAPTIVE;
+	}
+	if (mwait_available && !memory_write_back) {
+		*reason = "some CPU does not see the trigger memory as write-back, and MONITOR "
+			  "watches only that: adaptive";
 		return TRIGGER_BACKEND_ADAPTIVE;
 	}
 	if (mwait_available && mwait_sleeps) {
@@ -817,6 +827,7 @@ void trigger_report_usage(const char *prefix)
 	report_backends(prefix);
 	report_users(prefix);
 	report_dropped_wakes(prefix);
+	trigger_bochs_report(prefix);
 }
 
 void trigger_nmi_init(void)

@@ -8,6 +8,7 @@
 #include <hypervisor.h>
 #include <irq.h>
 #include <ktap.h>
+#include <memtype_check.h>
 #include <smp.h>
 #include <time.h>
 #include <timer.h>
@@ -87,7 +88,8 @@ static bool mwait_may_sleep_with_interrupts_off(void)
 	return !hypervisor_info()->tcg;
 }
 
-static uint32_t mwait_extensions_for_interrupts_off(void)
+/* ECX[0] of MWAIT and MWAITX: a masked interrupt ends the sleep; 0 where not offered. */
+uint32_t trigger_interrupt_break(void)
 {
 	struct cpuid_result leaf = cpuid(5);
 
@@ -100,11 +102,15 @@ static void arm_deadline(uint64_t deadline);
 
 static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
+	bool published = false, slept = true;
 	/* Armed, then checked, then slept on: a kick in between changes the line. */
-	monitor(&trigger->generation, 0, 0);
-	if (trigger_moved(trigger, state))
-		return;
-	if (state->irqs_were_enabled) {
+	uint64_t monitors = trigger_monitor(&trigger->generation);
+
+	if (trigger_moved(trigger, state) ||
+	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
+	     trigger_moved(trigger, state))) {
+		slept = false;
+	} else if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
 		trigger_count_sleep(state);
@@ -116,13 +122,16 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		 * interrupt would ever be taken while waiting.
 		 */
 		sti_relax_cli();
-	} else if (mwait_may_sleep_with_interrupts_off() && !deadline) {
+	} else if (mwait_may_sleep_with_interrupts_off() && !deadline &&
+		   trigger_bochs_may_sleep_interrupts_off()) {
 		trigger_count_sleep(state);
-		mwait(trigger_mwait_hint, mwait_extensions_for_interrupts_off());
+		mwait(trigger_mwait_hint, trigger_monitor_store_only ? 0 : trigger_interrupt_break());
 	} else {
 		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
 		cpu_relax();
+		slept = false;
 	}
+	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);
 }
 
 /* --- hlt ----------------------------------------------------------------------- */
@@ -247,24 +256,49 @@ static const char *mwaitx_unavailable(void)
 
 static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES;
+	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES, monitors;
+	bool published = false, slept = true;
+	/* Its own timer, except under Bochs (bug 6) and in a store-only test wait. */
+	bool own_timer = !trigger_bochs && (state->irqs_were_enabled || !trigger_monitor_store_only);
 
 	if (deadline && deadline > now && deadline - now < slice)
 		slice = deadline - now;
-	monitorx(&trigger->generation, 0, 0);
-	if (trigger_moved(trigger, state))
-		return;
-	/*
-	 * MWAITX's own timer bounds the wait, so it is safe with interrupts
-	 * off too; with them on, "sti; mwaitx" as for MWAIT.
-	 */
-	trigger_count_sleep(state);
-	if (state->irqs_were_enabled) {
-		sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
-		sti_relax_cli();	/* as for MWAIT */
+	monitors = trigger_monitorx(&trigger->generation);
+	if (trigger_moved(trigger, state) ||
+	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
+	     trigger_moved(trigger, state))) {
+		slept = false;
+	} else if (own_timer) {
+		/*
+		 * MWAITX's own timer bounds the wait, so it is safe with
+		 * interrupts off too; with them on, "sti; mwaitx" as for MWAIT.
+		 */
+		trigger_count_sleep(state);
+		if (state->irqs_were_enabled) {
+			sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+			sti_relax_cli();	/* as for MWAIT */
+		} else {
+			mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+		}
+	} else if (state->irqs_were_enabled) {
+		/* Under Bochs, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
+		arm_deadline(deadline);
+		trigger_count_sleep(state);
+		sti_mwaitx(trigger_mwait_hint, 0, 0);
+		sti_relax_cli();
+	} else if (trigger_monitor_store_only) {
+		trigger_count_sleep(state);
+		mwaitx(trigger_mwait_hint, 0, 0);
+	} else if (trigger_interrupt_break()) {
+		trigger_bochs_bound_mwaitx(slice);
+		trigger_count_sleep(state);
+		mwaitx(trigger_mwait_hint, trigger_interrupt_break(), 0);
 	} else {
-		mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		cpu_relax();
+		slept = false;
 	}
+	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);
 }
 
 /* --- umwait (SDM vol 2: UMONITOR, UMWAIT) --------------------------------------- */
@@ -297,6 +331,22 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	if (state->irqs_were_enabled)
 		sti_relax_cli();	/* as for MWAIT */
 	cli();
+}
+
+/* --- Write-back memory only ------------------------------------------------------ */
+
+/*
+ * MONITOR, MONITORX and UMONITOR arm only on write-back memory (SDM vol 2,
+ * MONITOR and UMONITOR; AMD APM vol 3, MONITORX): elsewhere a store need
+ * not end the wait.  Bochs 2.7 shows it: with CR0.CD set its MONITOR does
+ * nothing (cpu/mwait.cc at REL_2_7_FINAL: the memtype1 check).
+ */
+const char *trigger_backend_memory_refusal(enum trigger_backend_id backend)
+{
+	if (backend != TRIGGER_BACKEND_MWAIT && backend != TRIGGER_BACKEND_MWAITX &&
+	    backend != TRIGGER_BACKEND_UMWAIT)
+		return NULL;
+	return memtype_trigger_memory_problem();
 }
 
 /* --- The table -------------------------------------------------------------------- */
@@ -415,7 +465,7 @@ static enum mwait_try_result mwait_try(uint64_t *stayed_us)
 
 	armed = cycles();
 	timer_oneshot(MWAIT_PROBE_TIMER_NS);
-	monitor(mwait_probe_line, 0, 0);
+	trigger_monitor(mwait_probe_line);
 	began = cycles();
 	sti_mwait(0, 0);
 	cli();
@@ -507,12 +557,13 @@ static uint64_t measure_ipi_wake_ns(void)
 
 void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
 {
-	const char *reason = NULL, *missing;
+	const char *reason = NULL, *missing, *memory_problem = memtype_trigger_memory_problem();
 	enum trigger_backend_id chosen;
 	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
 	bool have_mwait = mwait_unavailable() == NULL;
 
 	trigger_nmi_init();
+	trigger_bochs_init();				/* before the probe arms a monitor */
 	trigger_mwait_hint = mwait_hint;
 	if (have_mwait)
 		measure_mwait_sleeps();
@@ -527,13 +578,18 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
 
 	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
-		ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
-			  trigger_backend_name(requested), missing);
+		if (missing == trigger_backend_memory_refusal(requested))
+			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
+				  "memory only; using auto", trigger_backend_name(requested), missing);
+		else
+			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
+				  trigger_backend_name(requested), missing);
 		requested = TRIGGER_BACKEND_AUTO;
 	}
 	if (requested == TRIGGER_BACKEND_AUTO)
 		chosen = trigger_choose_auto(have_mwait, mwait_sleeps,
-					     hypervisor_info()->cpuid_hypervisor_bit, &reason);
+					     hypervisor_info()->cpuid_hypervisor_bit,
+					     memory_problem == NULL, &reason);
 	else
 		chosen = requested;
 	trigger_backend_set(chosen);
@@ -555,7 +611,10 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 	}
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
 		missing = trigger_backend_unavailable(i);
-		if (missing)
+		if (missing && missing == trigger_backend_memory_refusal(i))
+			ktap_note("trigger: %s refused for this run: %s (not exercised)",
+				  trigger_backend_name(i), missing);
+		else if (missing)
 			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
 				  trigger_backend_name(i), missing);
 	}

@@ -100,6 +100,26 @@ extern void (*trigger_before_recheck_hook)(void);
 /* Test only: the NMI handler leaves the interrupts-on window alone (the old halt). */
 extern bool trigger_irqs_on_window_unmarked;
 
+/* MWAIT/MWAITX's interrupt break (ECX[0]) where CPUID.05H offers it, else 0. */
+uint32_t trigger_interrupt_break(void);
+
+/*
+ * Bochs 2.7 (trigger_bochs.c): set at boot only when told machine=bochs.
+ * trigger_monitor() and trigger_monitorx() arm the monitor (with bug 1's
+ * INVLPG under Bochs) and return a count to give trigger_bochs_sleep_end().
+ */
+extern bool trigger_bochs;
+extern bool trigger_monitor_store_only;
+uint64_t trigger_monitor(const volatile void *line);
+uint64_t trigger_monitorx(const volatile void *line);
+bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state);
+void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state *state,
+			     bool published, bool slept, uint64_t monitors_before);
+bool trigger_bochs_may_sleep_interrupts_off(void);
+void trigger_bochs_bound_mwaitx(uint64_t slice_cycles);
+void trigger_bochs_init(void);
+void trigger_bochs_report(const char *prefix);
+
 bool trigger_in_nmi(void);
 void trigger_nmi_init(void);
 

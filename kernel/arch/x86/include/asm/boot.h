@@ -21,8 +21,34 @@
 
 /* Control-register and EFER bits used on the way to long mode (SDM vol 3, 2.5 and 2.2.1). */
 #define CR0_PE				(1u << 0)
+#define CR0_MP				(1u << 1)
+#define CR0_EM				(1u << 2)
+#define CR0_TS				(1u << 3)
+#define CR0_ET				(1u << 4)
+#define CR0_NE				(1u << 5)
 #define CR0_WP				(1u << 16)
+#define CR0_AM				(1u << 18)
+#define CR0_NW				(1u << 29)
+#define CR0_CD				(1u << 30)
 #define CR0_PG				(1u << 31)
+
+/*
+ * The whole of CR0, loaded as a value on every CPU (boot/entry.S, the AP
+ * trampoline), never ORed into what the CPU held before.  CD and NW are
+ * clear: caching on, write-back where the memory type says so.  After
+ * power-up CR0 is 60000010H (CD, NW and ET set, SDM vol 3A, 9.1.1, table
+ * 9-1), and INIT leaves CD and NW as they were (note 2 of that table), so
+ * a CPU owes its cache mode to whoever set CR0 last: the firmware on real
+ * machines, nobody under Bochs 2.7, whose reset sets 60000010H on every
+ * INIT too (cpu/init.cc, BX_CPU_C::reset, at tag REL_2_7_FINAL).  With CD
+ * set, memory is uncached and MONITOR, which watches write-back memory
+ * only, never arms (docs/emulators.md, Bochs).  MP and NE are the x87
+ * settings SDM vol 3A, 9.2.1 recommends (the kernel does not use the FPU:
+ * -mgeneral-regs-only); EM and TS clear, so an x87 or SSE instruction does
+ * not fault; AM clear: alignment checking is for ring 3, which never runs.
+ */
+#define CR0_PROTECTED_MODE		(CR0_PE | CR0_MP | CR0_ET | CR0_NE)
+#define CR0_KERNEL			(CR0_PROTECTED_MODE | CR0_WP | CR0_PG)
 #define CR4_PAE				(1u << 5)
 #define CR4_PGE				(1u << 7)
 #define MSR_EFER			0xc0000080

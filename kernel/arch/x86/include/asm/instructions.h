@@ -173,6 +173,12 @@ static inline void reload_segments(uint16_t code_selector, uint16_t data_selecto
 		     : : "r"((uint64_t)code_selector), "r"(data_selector) : "rax", "memory");
 }
 
+/* Write back every modified cache line, then invalidate the caches (SDM vol 2, WBINVD). */
+static inline void wbinvd(void)
+{
+	asm volatile("wbinvd" : : : "memory");
+}
+
 static inline void invlpg(const volatile void *address)
 {
 	asm volatile("invlpg (%0)" : : "r"(address) : "memory");

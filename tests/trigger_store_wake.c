@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A store-woken wait, proven: the seed's trigger is MONITOR/MWAIT, a wait
+ * that sleeps until the kick's store.  Here a waiter resets with interrupts
+ * off and waits once on the mwait (or mwaitx) backend with ECX=0: no
+ * interrupt break, no MWAITX timer, no wake IPI (the backends' store-only
+ * test mode), so only a store to the line, an NMI, SMI or INIT can end the
+ * sleep.  The kicker, on another CPU, spins until the waiter is about to
+ * wait, spins a little longer so that it is asleep, and kicks: a locked add
+ * on the generation, nothing else (it never executes MONITOR, which under
+ * Bochs 2.7 would disarm the waiter's monitor, docs/emulators.md).  The
+ * case then asserts what the counters of that one sequence say: one wait,
+ * one sleep (an MWAIT, not a spin), returned for the kick with no NMI.
+ *
+ * Should the store not end the sleep, the kicker rescues the waiter with an
+ * NMI after RESCUE_NS, and the case fails saying so.  With
+ * test_break=store_kick_elsewhere the kicker stores to another line
+ * instead, with test_break=store_kicker_monitors it executes MONITOR
+ * before its kick: the matrix sees both fail (bochs-store-wake-broken-*).
+ *
+ * Where MWAIT does not sleep (QEMU TCG with more than one vCPU, the boot
+ * probe says so) there is nothing to prove: the cases skip; never under
+ * Bochs, whose MWAIT sleeps.
+ */
+#include <cpu.h>
+#include <irq.h>
+#include <machine.h>
+#include <options.h>
+#include <smp.h>
+#include <test.h>
+#include <time.h>
+#include <trigger.h>
+#include <trigger_backend.h>
+#include <watchdog.h>
+#include <lib/string.h>
+#include <asm/apic.h>
+#include <asm/instructions.h>
+#include <asm/interrupts.h>
+
+#include "cpu_test.h"
+#include "trigger_test.h"
+
+#define ASLEEP_DELAY_NS		200000ull	/* from "about to wait" to the kick */
+#define RESCUE_NS		50000000ull	/* no return by then: the store did not wake it */
+
+static struct {
+	trigger_t trigger;
+	uint64_t elsewhere[8] __attribute__((aligned(64)));	/* another line */
+	unsigned long about_to_wait;
+	unsigned long returned;
+	unsigned long rescue_sent;
+	unsigned int waiter_cpu;
+	uint64_t kicked_at, returned_at;
+} store;
+
+static bool claim_rescue_nmi(struct interrupt_frame *frame)
+{
+	return cpu_id() == store.waiter_cpu && __atomic_load_n(&store.rescue_sent, __ATOMIC_ACQUIRE);
+}
+
+static void kicker(void *unused)
+{
+	uint64_t start;
+
+	while (!__atomic_load_n(&store.about_to_wait, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	if (test_break_given(TEST_BREAK_STORE_KICKER_MONITORS)) {
+		invlpg(store.elsewhere);	/* arm on its own line (Bochs bug 1) */
+		monitor(store.elsewhere, 0, 0);
+	}
+	store.kicked_at = rdtsc();
+	if (test_break_given(TEST_BREAK_STORE_KICK_ELSEWHERE))
+		__atomic_fetch_add(&store.elsewhere[0], 1, __ATOMIC_SEQ_CST);
+	else
+		trigger_kick(&store.trigger);
+	start = cycles();
+	while (!__atomic_load_n(&store.returned, __ATOMIC_ACQUIRE)) {
+		if (cycles() - start > ns_to_cycles(RESCUE_NS)) {
+			__atomic_store_n(&store.rescue_sent, 1, __ATOMIC_RELEASE);
+			lapic_send_ipi(cpus[store.waiter_cpu].apic_id, APIC_DELIVERY_NMI);
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/* One store-woken wait on @backend; false if the kick came before the sleep. */
+static bool wait_once(enum trigger_backend_id backend, int kicker_on)
+{
+	struct trigger_sequence_record record;
+	unsigned long nmis_before, nmis_after;
+	bool enabled;
+
+	store.about_to_wait = store.returned = store.rescue_sent = 0;
+	store.waiter_cpu = cpu_id();
+	trigger_init(&store.trigger);
+	ASSERT_TRUE(smp_run_on_async((unsigned int)kicker_on, kicker, NULL));
+
+	enabled = local_irq_save();
+	nmis_before = this_cpu()->nmis;
+	trigger_reset(&store.trigger);
+	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
+	trigger_wait(&store.trigger);
+	store.returned_at = rdtsc();
+	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
+	trigger_finish(&store.trigger);
+	nmis_after = this_cpu()->nmis;
+	local_irq_restore(enabled);
+	ASSERT_TRUE(smp_wait_for((unsigned int)kicker_on, CPU_TEST_TIMEOUT_NS));
+
+	trigger_last_sequence(cpu_id(), &record);
+	if (record.sleeps == 0 && record.last_return == TRIGGER_WAKE_STICKY) {
+		test_diag("%s: the kick came before the sleep; again", trigger_backend_name(backend));
+		return false;
+	}
+	test_diag("%s: %u wait, %u sleep, returned for %s%s; woken %llu TSC cycles after the "
+		  "kick's store, %llu NMI%s taken", trigger_backend_name(backend), record.waits,
+		  record.sleeps, trigger_wake_name(record.last_return),
+		  store.rescue_sent ? " after the rescue NMI (the store did not wake it)" : "",
+		  (unsigned long long)(store.returned_at - store.kicked_at),
+		  (unsigned long long)(nmis_after - nmis_before),
+		  nmis_after - nmis_before == 1 ? "" : "s");
+	EXPECT_EQ(record.backend, backend);
+	EXPECT_EQ(record.waits, 1u);
+	EXPECT_EQ(record.sleeps, 1u);
+	EXPECT_EQ(record.last_return, TRIGGER_WAKE_KICK);
+	EXPECT_EQ(nmis_after - nmis_before, 0u);
+	EXPECT_FALSE(store.rescue_sent);
+	return true;
+}
+
+static void store_ends_the_sleep(enum trigger_backend_id backend)
+{
+	/* The kicker: another CPU, not the watchdog's if there is a choice. */
+	int kicker_on = (int)trigger_test_helper_cpu();
+	const char *unavailable = trigger_backend_unavailable(backend);
+	bool done = false;
+
+	if (unavailable)
+		test_skip(unavailable);
+	/*
+	 * Under Bochs (told so) MWAIT sleeps: a probe that says otherwise is
+	 * a regression for this case to show, not a reason to skip it.
+	 */
+	if (!trigger_mwait_sleeps() && !running_under_bochs())
+		test_skip("MWAIT does not sleep here (the boot probe): no sleep for a store to end");
+	ASSERT_TRUE(trigger_backend_set(backend));
+	ASSERT_TRUE(nmi_register(claim_rescue_nmi));
+	trigger_set_monitor_store_only(true);
+	for (int attempt = 0; attempt < 3 && !done; attempt++)
+		done = wait_once(backend, kicker_on);
+	trigger_set_monitor_store_only(false);
+	nmi_unregister(claim_rescue_nmi);
+	EXPECT_TRUE(done);
+}
+
+static void mwait_sleep_is_ended_by_the_store(void)
+{
+	store_ends_the_sleep(TRIGGER_BACKEND_MWAIT);
+}
+
+static void mwaitx_sleep_is_ended_by_the_store(void)
+{
+	store_ends_the_sleep(TRIGGER_BACKEND_MWAITX);
+}
+
+
+/* --- Two sleepers whose monitors overlap in time ------------------------------------ */
+
+/*
+ * The first sleeper arms its monitor and sleeps; the second arms its own
+ * a little later, which under Bochs 2.7 disarms the first's (bug 3); then
+ * one kick.  Both must wake: on hardware both by the store, under Bochs
+ * the first by the wake IPI the workaround publishes it for (with
+ * test_break=bochs_wake_ipi it sleeps on, and the NMI rescue shows it).  These
+ * waits are the backend's own (interrupt break, wake IPI), not store-only.
+ */
+static struct {
+	trigger_t trigger;
+	unsigned long first_asleep, second_asleep, returned[2], rescued[2];
+	unsigned int cpu[2];
+	struct trigger_sequence_record record[2];
+} overlap;
+
+static bool claim_overlap_nmi(struct interrupt_frame *frame)
+{
+	for (int i = 0; i < 2; i++) {
+		if (cpu_id() == overlap.cpu[i] && __atomic_load_n(&overlap.rescued[i], __ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
+/* One sleeper: interrupts off, one wait, its sequence recorded. */
+static void overlap_sleep(int which, unsigned long *asleep)
+{
+	bool enabled = local_irq_save();
+
+	trigger_reset(&overlap.trigger);
+	__atomic_store_n(asleep, 1, __ATOMIC_RELEASE);
+	trigger_wait(&overlap.trigger);
+	__atomic_store_n(&overlap.returned[which], 1, __ATOMIC_RELEASE);
+	trigger_finish(&overlap.trigger);
+	local_irq_restore(enabled);
+	trigger_last_sequence(cpu_id(), &overlap.record[which]);
+}
+
+static void second_sleeper(void *unused)
+{
+	while (!__atomic_load_n(&overlap.first_asleep, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	overlap_sleep(1, &overlap.second_asleep);
+}
+
+static void overlap_kicker(void *unused)
+{
+	uint64_t start;
+
+	while (!__atomic_load_n(&overlap.second_asleep, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	trigger_kick(&overlap.trigger);
+	start = cycles();
+	while (cycles() - start < ns_to_cycles(RESCUE_NS) &&
+	       !(__atomic_load_n(&overlap.returned[0], __ATOMIC_ACQUIRE) &&
+		 __atomic_load_n(&overlap.returned[1], __ATOMIC_ACQUIRE)))
+		cpu_relax();
+	for (int i = 0; i < 2; i++) {
+		if (!__atomic_load_n(&overlap.returned[i], __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&overlap.rescued[i], 1, __ATOMIC_RELEASE);
+			lapic_send_ipi(cpus[overlap.cpu[i]].apic_id, APIC_DELIVERY_NMI);
+		}
+	}
+}
+
+static void overlapping_monitors_still_wake_every_sleeper(enum trigger_backend_id backend)
+{
+	struct trigger_bochs_counts before, after;
+	int second = -1, kicker_on = -1;
+	const char *unavailable = trigger_backend_unavailable(backend);
+
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		if (cpu == cpu_id() || !cpu_test_online(cpu))
+			continue;
+		if (second < 0 && (int)cpu != watchdog_cpu())
+			second = (int)cpu;
+		else if (kicker_on < 0)
+			kicker_on = (int)cpu;
+	}
+	if (second < 0 || kicker_on < 0)
+		test_skip("needs 3 CPUs: two sleepers (not the watchdog's) and a kicker");
+	if (unavailable)
+		test_skip(unavailable);
+	if (!trigger_mwait_sleeps() && !running_under_bochs())
+		test_skip("MWAIT does not sleep here (the boot probe): no sleeps to overlap");
+	ASSERT_TRUE(trigger_backend_set(backend));
+	ASSERT_TRUE(nmi_register(claim_overlap_nmi));
+	memset(&overlap, 0, sizeof(overlap));
+	trigger_init(&overlap.trigger);
+	overlap.cpu[0] = cpu_id();
+	overlap.cpu[1] = (unsigned int)second;
+	trigger_bochs_counts_read(&before);
+	ASSERT_TRUE(smp_run_on_async((unsigned int)second, second_sleeper, NULL));
+	ASSERT_TRUE(smp_run_on_async((unsigned int)kicker_on, overlap_kicker, NULL));
+	overlap_sleep(0, &overlap.first_asleep);
+	EXPECT_TRUE(smp_wait_for((unsigned int)second, CPU_TEST_TIMEOUT_NS));
+	EXPECT_TRUE(smp_wait_for((unsigned int)kicker_on, CPU_TEST_TIMEOUT_NS));
+	trigger_bochs_counts_read(&after);
+	nmi_unregister(claim_overlap_nmi);
+
+	for (int i = 0; i < 2; i++) {
+		const struct trigger_sequence_record *record = &overlap.record[i];
+
+		test_diag("%s sleeper %d (cpu %u): %u wait, %u sleep, returned for %s%s",
+			  trigger_backend_name(backend), i + 1, overlap.cpu[i], record->waits,
+			  record->sleeps, trigger_wake_name(record->last_return),
+			  overlap.rescued[i] ? " after the rescue NMI (not woken by the kick)" : "");
+		EXPECT_FALSE(overlap.rescued[i]);
+		EXPECT_EQ(record->waits, 1u);
+		EXPECT_TRUE(trigger_wake_saw_kick(record->last_return));
+	}
+	if (running_under_bochs()) {
+		test_diag("Bochs: %llu of these sleeps had their monitor reset by another CPU's "
+			  "MONITOR, %llu of them then ended by the kick",
+			  (unsigned long long)(after.reset_sleeps - before.reset_sleeps),
+			  (unsigned long long)(after.reset_sleeps_kicked - before.reset_sleeps_kicked));
+		/* The first sleep's monitor was reset by the second's MONITOR: bug 3 happened. */
+		EXPECT_GE(after.reset_sleeps_kicked - before.reset_sleeps_kicked, 1u);
+	}
+}
+
+static void overlapping_mwait_monitors_still_wake_every_sleeper(void)
+{
+	overlapping_monitors_still_wake_every_sleeper(TRIGGER_BACKEND_MWAIT);
+}
+
+static void overlapping_mwaitx_monitors_still_wake_every_sleeper(void)
+{
+	overlapping_monitors_still_wake_every_sleeper(TRIGGER_BACKEND_MWAITX);
+}
+
+static void restore(void)
+{
+	trigger_set_monitor_store_only(false);
+	nmi_unregister(claim_rescue_nmi);
+	nmi_unregister(claim_overlap_nmi);
+	trigger_test_restore_boot_backend();
+}
+
+static const struct test_case store_wake_cases[] = {
+	TEST_CASE(mwait_sleep_is_ended_by_the_store),
+	TEST_CASE(mwaitx_sleep_is_ended_by_the_store),
+	TEST_CASE(overlapping_mwait_monitors_still_wake_every_sleeper),
+	TEST_CASE(overlapping_mwaitx_monitors_still_wake_every_sleeper),
+};
+TEST_SUITE(trigger_store_wake, store_wake_cases, NULL, restore);
