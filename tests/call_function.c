@@ -568,20 +568,32 @@ static void a_lost_ipi_is_reported_and_sent_again(void)
 		  (unsigned long long)(took / 1000000));
 }
 
+static uint64_t stuck_reports_before_the_park;
+
+/* The busy target stays busy until its caller has reported it stuck. */
+static bool caller_reported_the_call_stuck(void)
+{
+	struct smp_call_stats now;
+
+	smp_call_stats_read(&now);
+	return now.stuck_reports > stuck_reports_before_the_park;
+}
+
 static void a_busy_target_is_reported_and_the_call_completes(void)
 {
-	struct cpu_test_park park = { .limit_ns = 4 * SHORT_DEADLINE_NS };
+	struct cpu_test_park park = { .until = caller_reported_the_call_stuck };
 	struct smp_call_stats before, after;
 	uint64_t old_deadline, start, took, deadlines;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other CPU to keep busy");
-	ASSERT_TRUE(cpu_test_park_on(1, &park));
 	smp_call_stats_read(&before);
+	stuck_reports_before_the_park = before.stuck_reports;
+	ASSERT_TRUE(cpu_test_park_on(1, &park));
 	deadlines = trigger_user_check_deadlines(&call_waits);
 	old_deadline = smp_call_set_stuck_deadline(SHORT_DEADLINE_NS);
 	start = now_ns();
-	/* The park ends by itself (limit_ns): then the call runs. */
+	/* The park ends by itself once the caller reported it: then the call runs. */
 	EXPECT_EQ(smp_call_function_single(1, counted_call, route(cpu_id(), 1), true),
 		  SMP_CALL_OK);
 	took = now_ns() - start;

@@ -110,11 +110,15 @@ static inline unsigned int cpu_test_random_cpu(uint64_t random)
 /**
  * struct cpu_test_park - a CPU parked with interrupts disabled
  * @limit_ns:	how long it stays at most (0: CPU_TEST_TIMEOUT_NS)
+ * @until:	if set, the park also ends once it returns true: a park that
+ *		must outlast an event waits for the event, not for a time that
+ *		host scheduling can make too short
  * @parked:	set by the parked CPU once its interrupts are off
  * @release:	set by the test to let it go
  */
 struct cpu_test_park {
 	uint64_t limit_ns;
+	bool (*until)(void);
 	bool parked;
 	bool release;
 };
@@ -128,7 +132,8 @@ static inline void cpu_test_park(void *argument)
 	uint64_t limit = ns_to_cycles(park->limit_ns ? park->limit_ns : CPU_TEST_TIMEOUT_NS);
 
 	__atomic_store_n(&park->parked, true, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&park->release, __ATOMIC_ACQUIRE) && cycles() - start < limit)
+	while (!__atomic_load_n(&park->release, __ATOMIC_ACQUIRE) && cycles() - start < limit &&
+	       !(park->until && park->until()))
 		cpu_relax();
 	local_irq_restore(enabled);
 }

@@ -11,8 +11,9 @@
  * the new generation and does not halt, or the kicker sees the waiter and
  * sends it an interrupt.  The interrupt cannot be lost either: a waiter with
  * interrupts enabled at the reset holds them off until "sti; hlt", whose STI
- * shadow makes a pending IPI end the HLT; a waiter with interrupts disabled
- * is woken by an NMI.  A kick sends nothing to its own CPU, which is
+ * shadow makes a pending IPI end the HLT (and an NMI that lands inside the
+ * shadow, ending it, is moved past the HLT: trigger_halt.S); a waiter with
+ * interrupts disabled is woken by an NMI.  A kick sends nothing to its own CPU, which is
  * running: an interrupt handler there cannot run between the re-check and
  * the HLT (interrupts are off), and an NMI handler that can is moved past the
  * HLT by the trigger NMI handler, both halts being marked windows

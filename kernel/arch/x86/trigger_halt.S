@@ -18,6 +18,15 @@
  * TRIGGER_HALT_MOVED_PAST: the wait returns and the caller looks again.  An
  * NMI taken during the HLT itself resumes at the window's end anyway.
  *
+ * The window covers a second case, which the Promela model found
+ * (tests/model/, mutant unfixed-stray-nmi): STI holds off interrupts, but
+ * NMIs only "may" be held off, for one instruction (SDM vol 2B, STI), so on
+ * some processors an NMI can land between STI and HLT.  Its IRET ends the
+ * STI shadow, a wake IPI already pending is then taken before the HLT, and
+ * the HLT would sleep with nothing left to end it - no self-kick needed.
+ * RIP is the HLT then, inside the window, so the NMI handler moves the CPU
+ * past it as well.
+ *
  * The re-check is the window's first instruction, a plain load.  That is
  * how x86 does a sequentially consistent load (a MOV); what makes it one is
  * the locked OR that published this CPU just before (trigger_publish): loads
