@@ -13,6 +13,12 @@
  * X_PM_TMR_BLK, an I/O port or memory), the PIT is assumed nowhere: it is
  * tried last and only believed if its output pin behaves like one.  Why
  * each earlier source was passed over is printed with the choice.
+ *
+ * This file measures; how many measurements to take and which rate to
+ * believe is decided in kernel/lib/clock_calibration.c (host-tested).  A
+ * source whose measurements never agree is passed over; if none agrees,
+ * the run says so in a WARNING and is marked unreliable (time.h), and its
+ * benchmarks refuse their time figures (kernel/bench.c).
  */
 #include <acpi.h>
 #include <hypervisor.h>
