@@ -55,19 +55,37 @@ static void bench_header_once(void)
 	printed = true;
 	arch_cpu_model(model, sizeof(model));
 	kprintf("    # BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":%u,"
-		"\"tsc_hz\":%llu,\"tsc_source\":\"%s\",\"cpu_model\":\"%s\","
-		"\"hypervisor\":\"%s\",\"machine\":\"%s\",\"trigger_backend\":\"%s\","
-		"\"timer_overhead_cycles\":%llu}\n",
+		"\"tsc_hz\":%llu,\"tsc_source\":\"%s\",\"unreliable_clock\":%s,"
+		"\"cpu_model\":\"%s\",\"hypervisor\":\"%s\",\"machine\":\"%s\","
+		"\"trigger_backend\":\"%s\",\"timer_overhead_cycles\":%llu}\n",
 		cpus_online(), (unsigned long long)tsc_calibration.hz,
-		clock_source_name(tsc_calibration.source), model, hypervisor_info()->signature,
+		clock_source_name(tsc_calibration.source),
+		tsc_calibration.reliable ? "false" : "true", model, hypervisor_info()->signature,
 		machine_name(),
 		trigger_backend_name(trigger_backend_boot_choice()),
 		(unsigned long long)bench_timer_overhead_cycles());
 }
 
+/*
+ * A figure in a unit of time is TSC cycles scaled by the calibrated rate;
+ * when the calibration's windows did not agree (tsc.c) that rate may be off
+ * by any factor, so such figures are refused, said so, and not printed as
+ * BENCH records.  Figures in cycles do not depend on it and stay.
+ */
+static bool refused(const char *name, const char *backend, const char *unit)
+{
+	if (strcmp(unit, "cycles") == 0 || tsc_calibration.reliable)
+		return false;
+	test_diag("%s%s%s not reported: a figure in %s, and this run's TSC calibration is "
+		  "unreliable", name, backend && *backend ? " " : "", backend ? backend : "", unit);
+	return true;
+}
+
 void bench_report_value(const char *name, const char *unit, uint64_t value)
 {
 	bench_header_once();
+	if (refused(name, NULL, unit))
+		return;
 	kprintf("    # BENCH {\"v\":1,\"name\":\"%s\",\"cpus\":%u,\"unit\":\"%s\",\"value\":%llu}\n",
 		name, cpus_online(), unit, (unsigned long long)value);
 }
@@ -92,6 +110,8 @@ void bench_report_cycles(const struct bench_figure *figure, uint64_t *samples, s
 	size_t clamped;
 
 	bench_header_once();
+	if (refused(figure->name, backend, figure->unit))
+		return;
 	if (count == 0) {
 		test_diag("%s%s%s: no samples", figure->name, *backend ? " " : "", backend);
 		return;

@@ -21,6 +21,7 @@
 #include <smp_call.h>
 #include <test_runner.h>
 #include <time.h>
+#include <timer.h>
 #include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <version.h>
@@ -46,19 +47,23 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
-	ktap_header(suites);				/* KTAP version 1, 1..N; notes go live */
+	ktap_header(suites);				/* KTAP version 1, 1..N, kept notes */
+	ktap_hold_notes();				/* until the APs are up (below) */
 	firmware_dump_boot_info();			/* dump=multiboot,pvh: raw, for fuzzing */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5 */
 	firmware_dump_tables();				/* dump=acpi,mptable: raw, for fuzzing */
-	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
-	interrupt_controller_init();			/* local APIC, its timer */
+	interrupt_controller_init();			/* local APIC, its vectors */
 	smp_arch_init();				/* the wake IPI */
 	ipi_init();					/* the IPI vector registry */
 	smp_call_init();				/* cross-CPU call queues */
 	local_irq_enable();				/* the BSP takes interrupts */
 	smp_discover();					/* MADT (or MP table): which CPUs */
-	smp_boot_aps();					/* INIT/SIPI/SIPI, all in parallel */
+	smp_start_aps_early();				/* QEMU: INIT+SIPI now, APs start */
+	tsc_calibrate();				/* CPUID, HPET, PM timer or PIT */
+	timer_calibrate();				/* the LAPIC timer, against the TSC */
+	smp_boot_aps();					/* else INIT/SIPI/SIPI (SDM); wait */
+	ktap_release_notes();				/* all up: print the notes kept */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
 	memtype_check();				/* trigger memory write-back everywhere? */

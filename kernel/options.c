@@ -161,6 +161,21 @@ static bool apply_mcs_wait(const struct cmdline_word *word, const char **error)
 	return true;
 }
 
+static bool apply_tsc_noise(const struct cmdline_word *word, const char **error)
+{
+	return apply_number(word, error, 0, 100, &kernel_options.tsc_noise_percent);
+}
+
+static bool apply_smp_start(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		kernel_options.smp_start_sdm = false;
+	else if (cmdline_value_is(word, "sdm"))
+		kernel_options.smp_start_sdm = true;
+	else
+		return false;
+	return true;
+}
 /* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
 static const char *const test_break_names[] = {
 	"cr0_cd",
@@ -307,6 +322,8 @@ static const struct option known_options[] = {
 	{ "test_drop_kick", "call, stop_machine, mcs or bringup (its suite must then fail)",
 	  apply_test_drop_kick },
 	{ "smp_withhold", "a logical CPU number, 1..255", apply_smp_withhold },
+	{ "smp_start", "auto or sdm", apply_smp_start },
+	{ "tsc_noise", "a percentage, 0..100", apply_tsc_noise },
 	{ "smp_ap_delay_us", "microseconds, 0..500000", apply_smp_ap_delay_us },
 	{ "dump", "multiboot, pvh, acpi, mptable or all, comma-separated", apply_dump },
 	{ "console", "ttyS0..ttyS3[,BAUD] or fb, one or more words", apply_console },

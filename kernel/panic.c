@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <console.h>
 #include <cpu.h>
+#include <ktap.h>
 #include <machine.h>
 #include <panic.h>
 #include <screen_console.h>
@@ -24,6 +25,7 @@ void panic_begin(void)
 		arch_halt_forever();
 	}
 	console_panic_mode();
+	ktap_flush_notes();
 }
 
 void panic_end(void)

@@ -188,9 +188,33 @@ void smp_test_drop_bringup_kicks(bool drop)
 DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
 static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
 
+static bool prepared, started_early;
+static uint64_t ipis_sent;
+
+static void prepare_aps(void)
+{
+	if (prepared)
+		return;
+	prepared = true;
+	for (unsigned int i = 1; i < smp_summary.present; i++)
+		arch_smp_prepare_cpu(&cpus[i]);
+	/* Before any AP can kick aps_online_trigger (see the wait below). */
+	trigger_backend_set(TRIGGER_BACKEND_HLT);
+	smp_summary.first_init_cycles = cycles();
+}
+
+void smp_start_aps_early(void)
+{
+	if (smp_summary.present < 2 || !arch_smp_can_start_early())
+		return;
+	prepare_aps();
+	started_early = arch_smp_start_aps_early();
+	ipis_sent = cycles();
+}
+
 void smp_boot_aps(void)
 {
-	uint64_t deadline, ipis_sent, first_online = UINT64_MAX;
+	uint64_t deadline, first_online = UINT64_MAX;
 	bool in_time = true;
 	unsigned int waiting = smp_summary.present - 1;
 
@@ -198,12 +222,10 @@ void smp_boot_aps(void)
 		ktap_note("smp: 1 CPU online; no APs to start");
 		return;
 	}
-	for (unsigned int i = 1; i < smp_summary.present; i++)
-		arch_smp_prepare_cpu(&cpus[i]);
-	trigger_backend_set(TRIGGER_BACKEND_HLT);
-	smp_summary.first_init_cycles = cycles();
+	prepare_aps();		/* done already if they were started early */
 	arch_smp_start_aps();
-	ipis_sent = cycles();
+	if (!started_early)
+		ipis_sent = cycles();
 
 	/*
 	 * No AP prints while starting: printing would serialise them.  The
@@ -242,6 +264,7 @@ void smp_boot_aps(void)
 		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?
 				       cycles_to_ns(smp_summary.all_online_cycles -
 						    smp_summary.first_init_cycles) / 1000 : 0));
+	ktap_note("smp: started by %s", arch_smp_start_path());
 	if (first_online > smp_summary.first_init_cycles && first_online != UINT64_MAX)
 		ktap_note("smp: INIT and STARTUP IPIs sent in %llu us; the first AP was online "
 			  "after %llu us", (unsigned long long)(cycles_to_ns(ipis_sent -

@@ -6,6 +6,11 @@
 
 static void (*tick_hook)(void);
 
+void timer_calibrate(void)
+{
+	arch_timer_calibrate();
+}
+
 void timer_set_tick_hook(void (*hook)(void))
 {
 	__atomic_store_n(&tick_hook, hook, __ATOMIC_RELEASE);

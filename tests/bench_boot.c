@@ -17,8 +17,6 @@ static void ap_bring_up_time(void)
 		test_skip("one CPU: no APs to bring up");
 	ASSERT_GT(smp_summary.all_online_cycles, smp_summary.first_init_cycles);
 	nanoseconds = cycles_to_ns(smp_summary.all_online_cycles - smp_summary.first_init_cycles);
-	test_diag("%u CPUs: first INIT to all online %llu us", cpus_online(),
-		  (unsigned long long)(nanoseconds / 1000));
 	bench_report_value("ap_bringup", "us", nanoseconds / 1000);
 }
 

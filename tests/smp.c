@@ -16,6 +16,7 @@
 #include <trigger_backend.h>
 #include <tsc_sync.h>
 #include <watchdog.h>
+#include <lib/clock_calibration.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
@@ -209,7 +210,7 @@ static void tsc_agrees_with_a_second_clock(void)
 	};
 	uint64_t hz = tsc_calibration.hz, best = UINT64_MAX;
 	enum clock_source other = CLOCK_SOURCE_NONE;
-	struct tsc_measurements stats, best_stats = { 0 };
+	static struct calibration stats, best_stats;
 
 	ASSERT_GT(hz, 0u);
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
@@ -221,9 +222,9 @@ static void tsc_agrees_with_a_second_clock(void)
 	if (other == CLOCK_SOURCE_NONE)
 		test_skip("no second clock source to compare with");
 	/*
-	 * Each measurement is already the median of several whose reference
-	 * reads were not interrupted (kernel/arch/x86/tsc.c), so a vCPU the
-	 * host stops cannot skew it; the best of three is compared, within
+	 * Each measurement is already several windows that agree with each
+	 * other (kernel/lib/clock_calibration.h), so a vCPU the host stops
+	 * cannot skew it; the best of three is compared, within
 	 * 20%: a real calibration error (a wrong divisor, a wrong period) is
 	 * far larger than that.
 	 */
@@ -236,10 +237,10 @@ static void tsc_agrees_with_a_second_clock(void)
 		}
 	}
 	test_diag("calibrated %llu kHz from the %s; the %s agrees within %llu kHz "
-		  "(the median of %u of %u measurements taken, %llu-%llu kHz)",
+		  "(%u of %u windows agreed, %s, %llu-%llu kHz)",
 		  (unsigned long long)(hz / 1000), clock_source_name(tsc_calibration.source),
 		  clock_source_name(other), (unsigned long long)(best / 1000),
-		  best_stats.accepted, best_stats.taken,
+		  best_stats.agreeing, best_stats.kept, calibration_state_name(best_stats.state),
 		  (unsigned long long)(best_stats.lowest_hz / 1000),
 		  (unsigned long long)(best_stats.highest_hz / 1000));
 	EXPECT_LT(best, hz / 5);

@@ -11,8 +11,10 @@
  *	         "p90":..,"p99":..,"max":..,"outliers":3,"outlier_fence":..}
  *
  * and once per boot, before the first figure, a "header" record saying what
- * the figures were measured on (TSC frequency and its source, CPU model,
- * hypervisor signature, trigger backend, timer overhead).  "v" is the
+ * the figures were measured on (TSC frequency and its source, whether that
+ * calibration was unreliable, CPU model, hypervisor signature, trigger
+ * backend, timer overhead).  With an unreliable calibration no figure in a
+ * unit of time is printed (a diagnostic says which were refused).  "v" is the
  * format version: a key may be added within a version, never renamed or
  * given another meaning.  Distribution keys: "n" samples kept after
  * "warmup" rounds were discarded; "overhead" the timer overhead (two

@@ -133,7 +133,8 @@ static inline void wait_for_interrupt(void)
 
 /**
  * interrupt_controller_init - the boot CPU's interrupt controller (the local
- * APIC on x86): mode, spurious and error vectors, timer calibration (arch)
+ * APIC on x86): mode, spurious, error and timer vectors (the timer's rate is
+ * measured later, by timer_calibrate())
  */
 void interrupt_controller_init(void);
 

@@ -39,7 +39,14 @@ extern struct smp_summary smp_summary;
 /** smp_discover - fill cpus[] from the MADT (or the MP table); BSP is cpu 0 */
 void smp_discover(void);
 
-/** smp_boot_aps - start every present AP in parallel and wait, bounded */
+/**
+ * smp_start_aps_early - where the arch allows it (QEMU), send every AP its
+ * start-up IPIs now, before the clocks are calibrated, so that the APs come
+ * up while the BSP calibrates; elsewhere nothing happens until smp_boot_aps()
+ */
+void smp_start_aps_early(void);
+
+/** smp_boot_aps - start every present AP in parallel (unless started early) and wait, bounded */
 void smp_boot_aps(void);
 
 /**
@@ -95,7 +102,10 @@ void ap_online(struct cpu *cpu) __attribute__((noreturn));
 /* Arch hooks. */
 void smp_arch_init(void);			/* vectors bring-up and the idle loop use */
 void arch_smp_prepare_cpu(struct cpu *cpu);	/* stacks, IST stacks */
-bool arch_smp_start_aps(void);			/* INIT/SIPI/SIPI to every present AP */
+bool arch_smp_can_start_early(void);		/* before calibration, safely (QEMU) */
+bool arch_smp_start_aps_early(void);		/* then INIT+SIPI now; false: no trampoline */
+bool arch_smp_start_aps(void);			/* INIT/SIPI/SIPI, or what an early start left */
+const char *arch_smp_start_path(void);		/* which sequence ran, for the log */
 void arch_wake_cpu(struct cpu *cpu);		/* a wake IPI */
 bool arch_mp_table_discover(uint32_t bsp_apic_id);	/* calls smp_add_cpu() */
 bool arch_apic_id_reachable(uint32_t apic_id);	/* xAPIC: 8-bit IDs only */

@@ -23,6 +23,7 @@ struct tsc_calibration {
 	uint64_t hz;
 	enum clock_source source;
 	bool invariant;			/* CPUID.80000007h:EDX[8] */
+	bool reliable;			/* the measurements agreed (or CPUID stated it) */
 };
 
 extern struct tsc_calibration tsc_calibration;
@@ -56,27 +57,21 @@ void udelay(uint64_t microseconds);
 /** tsc_calibrate - find the TSC frequency; says which source it used */
 void tsc_calibrate(void);
 
-#define TSC_MEASUREMENTS_WANTED	5
-#define TSC_MEASUREMENTS_MAX	12
-
-/* What one measure_tsc_against() did, for the log. */
-struct tsc_measurements {
-	unsigned int taken, rejected, accepted;
-	uint64_t hz, lowest_hz, highest_hz;	/* the median and range of the accepted */
-};
+struct calibration;
 
 /**
  * measure_tsc_against - the TSC frequency a reference clock implies
  * @source: the clock to measure against (CLOCK_SOURCE_CPUID: read, not measured)
- * @milliseconds: the length of each measurement
- * @stats: filled with the counts and the spread unless NULL
+ * @milliseconds: the shortest window (windows of @milliseconds to 2 more, in turn)
+ * @calibration: filled with the decision, its windows and their spread unless NULL
  *
- * Returns the median of TSC_MEASUREMENTS_WANTED measurements whose
- * reference reads were not interrupted (at most TSC_MEASUREMENTS_MAX
- * taken), 0 if @source is unavailable.  The calibration uses it, and so
- * does the test that checks the calibration against a second source.
+ * Measures until the windows agree (kernel/lib/clock_calibration.h), or
+ * else settles on one long window and says so in @calibration->state.
+ * Returns the rate, 0 if @source is unavailable or every window was
+ * disturbed.  The boot calibration uses it, and so does the test that
+ * checks the calibration against a second source.
  */
 uint64_t measure_tsc_against(enum clock_source source, unsigned int milliseconds,
-			     struct tsc_measurements *stats);
+			     struct calibration *calibration);
 
 #endif

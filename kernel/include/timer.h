@@ -5,6 +5,12 @@
 
 #include <stdint.h>
 
+/**
+ * timer_calibrate - measure the timer's rate against the TSC (boot CPU,
+ * once, after tsc_calibrate(); until then one-shots fire at once)
+ */
+void timer_calibrate(void);
+
 /** timer_tick - called by the arch timer interrupt on the CPU it hit */
 void timer_tick(void);
 
@@ -30,7 +36,8 @@ void timer_periodic(uint64_t nanoseconds);
 /** timer_stop - no more timer interrupts on this CPU */
 void timer_stop(void);
 
-/* Arch: program this CPU's timer. */
+/* Arch: calibrate, program this CPU's timer. */
+void arch_timer_calibrate(void);
 void arch_timer_oneshot(uint64_t nanoseconds);
 void arch_timer_periodic(uint64_t nanoseconds);
 void arch_timer_stop(void);

@@ -64,6 +64,25 @@ class ParseBenchLines(unittest.TestCase):
         results, problems = bench.parse_bench_lines([line])
         self.assertEqual((len(results), problems), (1, []))
 
+    def test_an_unreliable_clock_keeps_cycles_and_refuses_times(self):
+        lines = [
+            "# BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":2,"
+            "\"tsc_hz\":3333329294,\"tsc_source\":\"HPET\",\"unreliable_clock\":true}\n",
+            "# BENCH {\"v\":1,\"name\":\"ap_bringup\",\"cpus\":2,\"unit\":\"us\","
+            "\"value\":432}\n",
+            "# BENCH {\"v\":1,\"name\":\"ipi\",\"cpus\":2,\"unit\":\"cycles\",\"n\":3,"
+            "\"min\":1,\"p50\":2,\"p90\":3,\"p99\":3,\"max\":3}\n",
+        ]
+        results, problems = bench.parse_bench_lines(lines)
+        self.assertEqual(problems, [])
+        header, figures = results[0], results[1:]
+        kept, refused = bench.refuse_unreliable_times(header, figures)
+        self.assertEqual([r["name"] for r in kept], ["ipi"])
+        self.assertEqual(refused, ["ap_bringup"])
+        header["unreliable_clock"] = False
+        self.assertEqual(bench.refuse_unreliable_times(header, figures), (figures, []))
+        self.assertEqual(bench.refuse_unreliable_times(None, figures), (figures, []))
+
     def test_broken_records_are_reported_not_raised(self):
         lines = [
             "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"us\",\"value\":\n",   # truncated JSON

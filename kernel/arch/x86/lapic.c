@@ -222,6 +222,13 @@ uint64_t lapic_timer_hz(void)
 	return timer_hz;
 }
 
+void lapic_timer_oneshot_count(uint32_t count)
+{
+	lapic_write(REGISTER_LVT_TIMER, VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	lapic_write(REGISTER_TIMER_INITIAL, count ? count : 1);
+}
+
 static uint32_t timer_count_for(uint64_t nanoseconds)
 {
 	uint64_t count = nanoseconds * timer_hz / 1000000000ull;
@@ -233,9 +240,7 @@ static uint32_t timer_count_for(uint64_t nanoseconds)
 
 void lapic_timer_oneshot(uint64_t nanoseconds)
 {
-	lapic_write(REGISTER_LVT_TIMER, VECTOR_LAPIC_TIMER);
-	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
-	lapic_write(REGISTER_TIMER_INITIAL, timer_count_for(nanoseconds));
+	lapic_timer_oneshot_count(timer_count_for(nanoseconds));
 }
 
 void lapic_timer_periodic(uint64_t nanoseconds)
@@ -276,8 +281,12 @@ void interrupt_controller_init(void)
 {
 	pic_disable();
 	lapic_init_bsp(0);
-	lapic_timer_calibrate();
 	interrupt_register(VECTOR_LAPIC_TIMER, timer_interrupt);
+}
+
+void arch_timer_calibrate(void)
+{
+	lapic_timer_calibrate();
 }
 
 void arch_timer_oneshot(uint64_t nanoseconds)

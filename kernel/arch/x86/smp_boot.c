@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * Starting the APs: the INIT-SIPI-SIPI sequence of SDM vol 3, 9.4.4.1
- * ("typical AP initialization sequence"), sent to each AP by its own APIC
- * ID (never the all-excluding-self shorthand: it would also wake CPUs the
- * firmware marked disabled) but to all of them before waiting, so they come
- * up in parallel.
+ * Starting the APs, in one of two ways (the log says which ran):
+ *
+ * - On hardware, and under any hypervisor but QEMU, the INIT-SIPI-SIPI
+ *   sequence of SDM vol 3, 9.4.4.1 ("typical AP initialization sequence")
+ *   with its delays, once the TSC is calibrated: INIT, 10 ms (kept on bare
+ *   metal only: hypervisors deliver INIT at once), STARTUP, up to 200 us,
+ *   a second STARTUP to the APs that have not arrived.
+ *
+ * - Under QEMU (identified by fw_cfg), INIT and one STARTUP back to back,
+ *   before any clock is calibrated, so that the APs come up while the BSP
+ *   calibrates.  QEMU keeps a STARTUP that arrives while its INIT is still
+ *   pending and runs it once the INIT is done (do_cpu_init() in
+ *   target/i386/helper.c, QEMU 7.2, carries CPU_INTERRUPT_SIPI across the
+ *   reset), and KVM does the same (kvm_apic_accept_events() in Linux's
+ *   arch/x86/kvm/lapic.c handles a pending INIT before a pending SIPI), so
+ *   no delay is needed between them.  The SDM's second STARTUP is still
+ *   sent, after calibration, to any AP that has not arrived by then.
+ *
+ * Either way all APs get each IPI before any wait, so they come up in
+ * parallel.
  */
 #include <boot.h>
 #include <cpu.h>
@@ -16,6 +31,7 @@
 #include <smp.h>
 #include <time.h>
 #include <lib/mptable.h>
+#include <lib/format.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/bios.h>
@@ -136,30 +152,90 @@ static void send_to_aps(bool shorthand, uint32_t command, bool only_not_arrived)
 	}
 }
 
-bool arch_smp_start_aps(void)
-{
-	uint64_t trampoline = place_trampoline();
-	/*
-	 * The 10 ms after INIT is for old hardware; hypervisors deliver INIT
-	 * at once, so it is kept on bare metal only, where it costs 10 ms once.
-	 */
-	bool delay = !hypervisor_info()->cpuid_hypervisor_bit;
-	bool old_cpu = ((cpuid(1).eax >> 8) & 0xf) < 6;
-	bool shorthand = shorthand_reaches_exactly_our_cpus();
-	unsigned int vector, expected_arrivals = cpus_present() - 1;
+static unsigned int startup_vector, expected_arrivals;
+static bool shorthand;
+static char start_path[160];
 
+static unsigned int arrivals(void)
+{
+	return __atomic_load_n(&parameters->arrivals, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The trampoline and the set of APs to start, once (an early start and the
+ * late one share them); false (said why) if there is no trampoline.
+ */
+static bool prepare_start(void)
+{
+	static bool prepared, usable;
+	uint64_t trampoline;
+
+	if (prepared)
+		return usable;
+	prepared = true;
+	trampoline = place_trampoline();
 	if (!trampoline || trampoline >= 0x100000 || read_cr3() >= 0x100000000ull) {
 		ktap_note("smp: no page below 1 MiB (or page tables above 4 GiB) for the trampoline");
 		return false;
 	}
-	vector = (unsigned int)(trampoline >> 12);
+	startup_vector = (unsigned int)(trampoline >> 12);
+	shorthand = shorthand_reaches_exactly_our_cpus();
+	expected_arrivals = cpus_present() - 1;
 	if (kernel_options.smp_withhold_cpu && kernel_options.smp_withhold_cpu < cpus_present()) {
 		expected_arrivals--;
 		ap_stack_tops[kernel_options.smp_withhold_cpu] = 0;
 		ktap_note("smp: smp_withhold=%u: cpu %u is deliberately not started",
 			  kernel_options.smp_withhold_cpu, kernel_options.smp_withhold_cpu);
 	}
+	usable = true;
+	return true;
+}
 
+static bool started_early;
+
+bool arch_smp_can_start_early(void)
+{
+	return running_under_qemu() && !kernel_options.smp_start_sdm;
+}
+
+bool arch_smp_start_aps_early(void)
+{
+	if (!prepare_start())
+		return false;
+	send_to_aps(shorthand, APIC_DELIVERY_INIT, false);
+	send_to_aps(shorthand, APIC_DELIVERY_STARTUP | startup_vector, false);
+	started_early = true;
+	return true;
+}
+
+/* The rest of the early start, once the clocks are calibrated. */
+static bool finish_early_start(void)
+{
+	unsigned int arrived = arrivals();
+	unsigned int missing = arrived < expected_arrivals ? expected_arrivals - arrived : 0;
+
+	if (missing)
+		send_to_aps(false, APIC_DELIVERY_STARTUP | startup_vector, true);
+	scnprintf(start_path, sizeof(start_path), "QEMU: INIT and STARTUP%s at once, before "
+		  "calibration; %u AP%s had not arrived by its end%s", shorthand ? " shorthands" : "s",
+		  missing, missing == 1 ? "" : "s", missing ? " and got a second STARTUP" : "");
+	return true;
+}
+
+bool arch_smp_start_aps(void)
+{
+	/*
+	 * The 10 ms after INIT is for old hardware; hypervisors deliver INIT
+	 * at once, so it is kept on bare metal only, where it costs 10 ms once.
+	 */
+	bool delay = !hypervisor_info()->cpuid_hypervisor_bit;
+	bool old_cpu = ((cpuid(1).eax >> 8) & 0xf) < 6;
+	int rounds = 0;
+
+	if (started_early)
+		return finish_early_start();
+	if (!prepare_start())
+		return false;
 	send_to_aps(shorthand, APIC_DELIVERY_INIT, false);
 	if (old_cpu && !shorthand) {
 		for (unsigned int i = 1; i < cpus_present(); i++)
@@ -169,20 +245,30 @@ bool arch_smp_start_aps(void)
 		udelay(INIT_DELAY_US);
 	/*
 	 * Two STARTUPs, 200 us apart (SDM 9.4.4.1); the second goes only to
-	 * APs that have not arrived yet (a running AP ignores a STARTUP), and
-	 * neither wait lasts longer than it takes every AP to arrive.
+	 * APs that have not arrived yet, each by its own APIC ID (a running AP
+	 * ignores a STARTUP, but under emulation it still costs it an exit),
+	 * and neither wait lasts longer than it takes every AP to arrive.
 	 */
-	for (int round = 0; round < 2; round++) {
+	while (rounds < 2 && arrivals() < expected_arrivals) {
 		uint64_t start = cycles();
 
-		send_to_aps(shorthand, APIC_DELIVERY_STARTUP | vector, round > 0);
+		send_to_aps(shorthand && rounds == 0, APIC_DELIVERY_STARTUP | startup_vector,
+			    rounds > 0);
+		rounds++;
 		while (cycles_to_ns(cycles() - start) < STARTUP_DELAY_US * 1000ull &&
-		       __atomic_load_n(&parameters->arrivals, __ATOMIC_ACQUIRE) < expected_arrivals)
+		       arrivals() < expected_arrivals)
 			cpu_sleep_at_most_ns(STARTUP_DELAY_US * 1000ull / 4);
-		if (__atomic_load_n(&parameters->arrivals, __ATOMIC_ACQUIRE) >= expected_arrivals)
-			break;
 	}
+	scnprintf(start_path, sizeof(start_path), "SDM 9.4.4.1: INIT%s, %s, %d STARTUP%s (%s)",
+		  shorthand ? " shorthand" : "s", delay ? "10 ms" : "no delay (a hypervisor)",
+		  rounds, rounds == 1 ? "" : "s", running_under_qemu() ? "QEMU, smp_start=sdm" :
+		  "not QEMU: after calibration");
 	return true;
+}
+
+const char *arch_smp_start_path(void)
+{
+	return start_path;
 }
 
 void ap_entry(uint32_t logical_cpu)

@@ -101,6 +101,12 @@ uint64_t lapic_timer_hz(void);
 /** lapic_timer_oneshot - one VECTOR_LAPIC_TIMER interrupt after @nanoseconds */
 void lapic_timer_oneshot(uint64_t nanoseconds);
 
+/**
+ * lapic_timer_oneshot_count - one VECTOR_LAPIC_TIMER interrupt after @count
+ * ticks of the bus clock divided by 16 (before calibration: its rate unknown)
+ */
+void lapic_timer_oneshot_count(uint32_t count);
+
 /** lapic_timer_periodic - a VECTOR_LAPIC_TIMER interrupt every @nanoseconds */
 void lapic_timer_periodic(uint64_t nanoseconds);
 
