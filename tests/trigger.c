@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The seed's trigger rules, one test each, for every backend this CPU
- * offers (each test switches backends at run time and puts the boot choice
- * back).  Where a backend cannot show a rule directly it is checked in the
+ * offers, or the one trigger= names (trigger_test_backends(); each test
+ * switches backends at run time and puts the boot choice back).  Where a backend cannot show a rule directly it is checked in the
  * backend's counters instead:
  *  - mwait under QEMU TCG with more than one vCPU returns at once, so it
  *    behaves like spin (docs/emulators.md), and a store never wakes it;
@@ -39,25 +39,6 @@ static void restore_backend(void)
 	trigger_set_halt_window_delay(0);
 	timer_set_tick_hook(NULL);
 }
-
-/* The backends this CPU can run, in order; returns the count. */
-static unsigned int available_backends(enum trigger_backend_id *list)
-{
-	unsigned int count = 0;
-
-	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
-		if (!trigger_backend_unavailable(i))
-			list[count++] = i;
-	}
-	return count;
-}
-
-#define FOR_EACH_BACKEND(backend)                                                        \
-	for (enum trigger_backend_id backend_list_[TRIGGER_BACKEND_COUNT],              \
-	     *backend_end_ = backend_list_ + available_backends(backend_list_),          \
-	     *backend_at_ = backend_list_, backend;                                      \
-	     backend_at_ < backend_end_ && ((backend = *backend_at_), trigger_backend_set(backend)); \
-	     backend_at_++)
 
 /* --- Sticky, implicit reset ------------------------------------------------------ */
 

@@ -26,6 +26,37 @@ static inline void trigger_test_restore_boot_backend(void)
 	trigger_backend_set(trigger_backend_boot_choice());
 }
 
+/*
+ * The backends a case that tries "every backend" tries, in order; returns
+ * the count.  Every backend this CPU can run - or, when the command line
+ * named one (trigger=hlt) and the CPU has it, that one alone: a run that
+ * names a backend is about that backend (the matrix's backend sections),
+ * and a run with trigger=auto (every full run) tries them all.
+ */
+static inline unsigned int trigger_test_backends(enum trigger_backend_id *list)
+{
+	int named = kernel_options.trigger_backend;
+	unsigned int count = 0;
+
+	if (named != TRIGGER_BACKEND_AUTO && !trigger_backend_unavailable(named)) {
+		list[0] = (enum trigger_backend_id)named;
+		return 1;
+	}
+	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
+		if (!trigger_backend_unavailable(i))
+			list[count++] = i;
+	}
+	return count;
+}
+
+/* Each backend of trigger_test_backends() in turn, made the current one. */
+#define FOR_EACH_BACKEND(backend)                                                        \
+	for (enum trigger_backend_id backend_list_[TRIGGER_BACKEND_COUNT],              \
+	     *backend_end_ = backend_list_ + trigger_test_backends(backend_list_),       \
+	     *backend_at_ = backend_list_, backend;                                      \
+	     backend_at_ < backend_end_ && ((backend = *backend_at_), trigger_backend_set(backend)); \
+	     backend_at_++)
+
 /* A CPU other than this one, one without the watchdog's tick if there is one; -1: none. */
 static inline int trigger_test_other_cpu(void)
 {

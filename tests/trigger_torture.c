@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lost-wakeup torture for every backend.
+ * Lost-wakeup torture for every backend (the one trigger= names, if it names
+ * one: trigger_test_backends()).
  *
  * Each round picks a waiter CPU and a kicker CPU at random.  The waiter
  * resets a trigger and waits until the round's flag is set; the kicker waits
@@ -302,11 +303,9 @@ static void every_wait_ends_for_every_backend(void)
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no kicker besides the waiter");
-	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++) {
+	FOR_EACH_BACKEND(backend) {
 		struct torture_totals totals = { 0 };
 
-		if (trigger_backend_unavailable(backend))
-			continue;
 		trigger_test_break_kicks(true);
 		torture_backend(backend, rounds, budget, 4, 0, &totals);
 		trigger_test_break_kicks(false);

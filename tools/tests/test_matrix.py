@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import unittest
 import xml.etree.ElementTree as ET
@@ -180,6 +181,36 @@ class SelectionTest(unittest.TestCase):
         self.assertNotIn("--iso", command)
         self.assertEqual(command[-5:], ["--timeout", "2.5", "--quiet", "--log", "y.log"])
         self.assertEqual(os.path.dirname(matrix.RUN_TOOL), TOOLS)
+
+
+class ScheduleTest(unittest.TestCase):
+    """With several jobs the longest sections start first."""
+
+    def entries(self):
+        return [matrix.Entry("short", 1, timeout=30.0), matrix.Entry("plain", 2),
+                matrix.Entry("bochs", 3, timeout=300.0), matrix.Entry("other", 4)]
+
+    def test_unknown_sections_go_by_their_timeout_then_the_file(self):
+        order = [entry.name for entry in matrix.longest_first(self.entries(), {})]
+        self.assertEqual(order, ["bochs", "plain", "other", "short"])
+
+    def test_known_sections_go_by_their_last_wall_time(self):
+        durations = {"short": 50.0, "plain": 2.0, "bochs": 40.0, "other": 3.0}
+        order = [entry.name for entry in matrix.longest_first(self.entries(), durations)]
+        self.assertEqual(order, ["short", "bochs", "other", "plain"])
+
+    def test_durations_are_kept_beside_the_logs(self):
+        holder = tempfile.TemporaryDirectory()
+        self.addCleanup(holder.cleanup)
+        directory = holder.name
+        self.assertEqual(matrix.load_durations(directory), {})
+        outcomes = [matrix.Outcome("a", "PASS", True, seconds=12.34),
+                    matrix.Outcome("make-check", "PASS", True, seconds=None)]
+        matrix.save_durations(directory, outcomes, {"b": 3.0})
+        self.assertEqual(matrix.load_durations(directory), {"a": 12.3, "b": 3.0})
+        with open(os.path.join(directory, matrix.DURATIONS_FILE), "w") as stream:
+            stream.write("not json")
+        self.assertEqual(matrix.load_durations(directory), {})
 
 
 class LineMatchTest(unittest.TestCase):
