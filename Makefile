@@ -61,15 +61,17 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) $(INCLUDES) -DTRIGOS_HOST_TEST \
 HOST_LIB_CFLAGS := $(HOST_CFLAGS) -include kernel/lib/host_names.h
 
 # --- Sources ------------------------------------------------------------------
-BOOT_SOURCES   := $(wildcard boot/*.S)
+# kernel/*.c and one folder per subsystem (kernel/README.md); the hardware in
+# kernel/arch/x86, the freestanding library in kernel/lib.
+KERNEL_SUBSYSTEMS := sync smp harness boot mm time console
 ARCH_SOURCES   := $(wildcard kernel/arch/x86/*.c kernel/arch/x86/*.S)
-KERNEL_SOURCES := $(wildcard kernel/*.c)
+KERNEL_SOURCES := $(wildcard kernel/*.c $(patsubst %,kernel/%/*.c,$(KERNEL_SUBSYSTEMS)))
 LIB_SOURCES    := $(wildcard kernel/lib/*.c)
 LIB_TESTS      := $(wildcard tests/lib/*.c)
 KERNEL_TESTS   := $(wildcard tests/*.c)
 
 kernel_object = $(BUILD)/kernel/$(basename $(1)).o
-KERNEL_OBJECTS := $(foreach f,$(BOOT_SOURCES) $(ARCH_SOURCES) $(KERNEL_SOURCES) \
+KERNEL_OBJECTS := $(foreach f,$(ARCH_SOURCES) $(KERNEL_SOURCES) \
                     $(LIB_SOURCES) $(LIB_TESTS) $(KERNEL_TESTS),$(call kernel_object,$(f)))
 
 # The screen console's font, converted at build time (tools/psf2c) from a

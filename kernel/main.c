@@ -1,31 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * kmain: the boot order, one step a line.  boot/entry.S calls it in long
+ * kmain: the boot order, one step a line.  kernel/arch/x86/entry.S calls it in long
  * mode on the boot stack, with the low 4 GiB identity-mapped.
  */
-#include <acpi.h>
-#include <boot.h>
-#include <console_setup.h>
-#include <cpu.h>
-#include <firmware_dump.h>
-#include <hypervisor.h>
-#include <ipi.h>
-#include <irq.h>
-#include <ktap.h>
-#include <machine.h>
-#include <memtype_check.h>
-#include <memory_setup.h>
-#include <options.h>
-#include <serial.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <test_runner.h>
-#include <time.h>
-#include <timer.h>
-#include <trigger_backend.h>
-#include <tsc_sync.h>
-#include <version.h>
-#include <watchdog.h>
+#include <trigos/acpi.h>
+#include <trigos/boot.h>
+#include <trigos/console_setup.h>
+#include <trigos/cpu.h>
+#include <trigos/firmware_dump.h>
+#include <trigos/hypervisor.h>
+#include <trigos/ipi.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
+#include <trigos/machine.h>
+#include <trigos/memtype_check.h>
+#include <trigos/memory_setup.h>
+#include <trigos/options.h>
+#include <trigos/serial.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/test_runner.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/trigger_backend.h>
+#include <trigos/tsc_sync.h>
+#include <trigos/version.h>
+#include <trigos/watchdog.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include <console.h>
-#include <cpu.h>
-#include <ktap.h>
-#include <machine.h>
-#include <panic.h>
-#include <screen_console.h>
-#include <test_runner.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/ktap.h>
+#include <trigos/machine.h>
+#include <trigos/panic.h>
+#include <trigos/screen_console.h>
+#include <trigos/test_runner.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 

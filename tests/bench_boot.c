@@ -4,10 +4,10 @@
  * the last AP online, and the boot before it, from kernel entry.  The host
  * side (tools/bench) puts these beside the whole QEMU run's wall time.
  */
-#include <bench.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/bench.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 
 static void ap_bring_up_time(void)
 {

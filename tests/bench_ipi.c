@@ -16,16 +16,16 @@
  * what the code costs alone.  Each figure stops at a sample count or a time
  * limit, whichever comes first.
  */
-#include <bench.h>
-#include <cpumask.h>
-#include <ipi.h>
-#include <irq.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <stop_machine.h>
-#include <test.h>
-#include <time.h>
-#include <tsc_sync.h>
+#include <trigos/bench.h>
+#include <trigos/cpumask.h>
+#include <trigos/ipi.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/stop_machine.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/tsc_sync.h>
 #include <lib/format.h>
 #include <asm/interrupts.h>
 

@@ -11,19 +11,19 @@
  * Latencies compare TSCs of two CPUs, so they are refused when the boot's
  * warp test found the TSCs out of step.
  */
-#include <bench.h>
+#include <trigos/bench.h>
 #include <lib/format.h>
-#include <console.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/console.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
-#include <tsc_sync.h>
-#include <watchdog.h>
+#include <trigos/tsc_sync.h>
+#include <trigos/watchdog.h>
 
 #define TARGET_SAMPLES		400	/* per backend: a p99 from 4 samples above it */
 #define WARMUP_ROUNDS		5	/* per waiting CPU, discarded */

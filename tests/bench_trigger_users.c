@@ -8,14 +8,14 @@
  * CPUs, because the spinning waiters took the CPU from the ones that had
  * work to do.
  */
-#include <bench.h>
-#include <options.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <stop_machine.h>
-#include <test.h>
-#include <time.h>
-#include <trigger_backend.h>
+#include <trigos/bench.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/stop_machine.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
 
 #define ROUNDS		100

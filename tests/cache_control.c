@@ -8,12 +8,12 @@
  * leaves them under Bochs 2.7: the matrix section cache-control-broken
  * expects these cases to fail then.
  */
-#include <cpu.h>
-#include <memtype_check.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <trigger_backend.h>
+#include <trigos/cpu.h>
+#include <trigos/memtype_check.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/trigger_backend.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>
 

@@ -9,13 +9,13 @@
  * one caller's calls, the one-IPI-per-empty-queue rule and the stuck-call
  * report.
  */
-#include <cpumask.h>
-#include <ipi.h>
-#include <irq.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/cpumask.h>
+#include <trigos/ipi.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 #include <lib/random.h>
 
 #include "cpu_test.h"

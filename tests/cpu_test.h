@@ -12,11 +12,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <cpu.h>
-#include <irq.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 #include <asm/instructions.h>
 
 #define CPU_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)

@@ -10,13 +10,13 @@
  * pending are dropped, so every count here is a handshake - send one, wait
  * for the handler to count it, send the next.
  */
-#include <cpumask.h>
-#include <ipi.h>
-#include <irq.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <watchdog.h>
+#include <trigos/cpumask.h>
+#include <trigos/ipi.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The embedded symbol table, the command-line options and the machine checks. */
-#include <hypervisor.h>
-#include <options.h>
-#include <symbols.h>
-#include <test.h>
+#include <trigos/hypervisor.h>
+#include <trigos/options.h>
+#include <trigos/symbols.h>
+#include <trigos/test.h>
 #include <lib/string.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);

@@ -18,14 +18,14 @@
  * Also here: bench_spinlock, the lock benchmarks (run only when named:
  * test=bench_spinlock).
  */
-#include <console.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <spinlock.h>
-#include <bench.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/console.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/spinlock.h>
+#include <trigos/bench.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 #include <lib/format.h>
 #include <lib/random.h>
 #include <lib/string.h>

@@ -4,9 +4,9 @@
  * page tables (paging_query) and by doing what must fault: a write to
  * kernel text, a jump into data, a touch of page 0 or of a guard page.
  */
-#include <test.h>
-#include <memory.h>
-#include <recovery.h>
+#include <trigos/test.h>
+#include <trigos/memory.h>
+#include <trigos/recovery.h>
 #include <asm/extable.h>
 #include <asm/interrupts.h>
 

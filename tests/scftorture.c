@@ -12,15 +12,15 @@
  * host scheduler's.  torture=long runs longer; seed=N fixes the operation
  * sequence (not the interleaving).
  */
-#include <cpumask.h>
-#include <irq.h>
-#include <memory.h>
-#include <options.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <stop_machine.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/cpumask.h>
+#include <trigos/irq.h>
+#include <trigos/memory.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/stop_machine.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 #include <lib/random.h>
 
 #include "cpu_test.h"

@@ -6,12 +6,12 @@
  * test=selftest_... and checks the verdict and the lines).  The runner
  * leaves selftest_* suites out unless test= names them.
  */
-#include <boot.h>
-#include <console.h>
-#include <irq.h>
-#include <memory.h>
-#include <panic.h>
-#include <test.h>
+#include <trigos/boot.h>
+#include <trigos/console.h>
+#include <trigos/irq.h>
+#include <trigos/memory.h>
+#include <trigos/panic.h>
+#include <trigos/test.h>
 #include <lib/string.h>
 
 static void passes(void)

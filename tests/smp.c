@@ -5,17 +5,17 @@
  * in its idle loop and a working LAPIC timer; the TSC agrees with a second
  * clock; the CPUs' TSCs agree with each other.
  */
-#include <hypervisor.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <symbols.h>
-#include <test.h>
-#include <time.h>
-#include <timer.h>
-#include <trigger_backend.h>
-#include <tsc_sync.h>
-#include <watchdog.h>
+#include <trigos/hypervisor.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/symbols.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/trigger_backend.h>
+#include <trigos/tsc_sync.h>
+#include <trigos/watchdog.h>
 #include <lib/clock_calibration.h>
 #include <lib/string.h>
 #include <asm/apic.h>
@@ -300,7 +300,7 @@ static void apic_mode_selection_follows_cpuid_and_firmware(void)
 /*
  * AP bring-up runs before any suite: this case checks its wait.  The BSP
  * waited for the APs on a trigger that each AP kicks as it comes online
- * (kernel/smp.c): one sequence, ended by the last AP's kick (or before
+ * (kernel/smp/smp.c): one sequence, ended by the last AP's kick (or before
  * waiting, every AP already online; or just before that kick, which then
  * came), with its one bound, the 1 s AP deadline, reached only when an AP
  * did not start - as reported at boot.  test_drop_kick=bringup must make

@@ -7,15 +7,15 @@
  * from several at once, on every subset of the CPUs; where it could
  * deadlock it refuses, and a CPU that holds everyone up is named.
  */
-#include <cpumask.h>
-#include <ipi.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <smp_call.h>
-#include <stop_machine.h>
-#include <test.h>
-#include <time.h>
+#include <trigos/cpumask.h>
+#include <trigos/ipi.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/stop_machine.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
 
 #include "cpu_test.h"
 #include "trigger_user_check.h"

@@ -10,17 +10,17 @@
  *    is tested (trigger_selection suite).
  * Stickiness is always visible as a "sticky" return in the counters.
  */
-#include <hypervisor.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <timer.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/hypervisor.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
-#include <watchdog.h>
+#include <trigos/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>

@@ -9,15 +9,15 @@
  * bring-up) assert on these counters, so this suite checks that they say
  * what happened, one situation at a time.
  */
-#include <cpu.h>
-#include <irq.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
-#include <watchdog.h>
+#include <trigos/watchdog.h>
 
 #define MILLISECOND		1000000ull
 #define REMOTE_TIMEOUT_NS	(2000ull * MILLISECOND)

@@ -22,16 +22,16 @@
  * probe says so) there is nothing to prove: the cases skip; never under
  * Bochs, whose MWAIT sleeps.
  */
-#include <cpu.h>
-#include <irq.h>
-#include <machine.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
-#include <watchdog.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/machine.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
+#include <trigos/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>

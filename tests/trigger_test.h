@@ -7,14 +7,14 @@
  * a test's kicks, and telling a lost wake-up from a late one.
  */
 
-#include <cpu.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
-#include <watchdog.h>
+#include <trigos/cpu.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
+#include <trigos/watchdog.h>
 
 #define TRIGGER_TEST_MS			1000000ull
 #define TRIGGER_TEST_REMOTE_TIMEOUT_NS	(2000ull * TRIGGER_TEST_MS)

@@ -30,16 +30,16 @@
  * without its fence goes wrong; the last case runs the kick and the
  * waiter's publish in lockstep for that.
  */
-#include <irq.h>
-#include <machine.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/irq.h>
+#include <trigos/machine.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
-#include <watchdog.h>
+#include <trigos/watchdog.h>
 
 #define LOST_DEADLINE_NS	(200ull * 1000 * 1000)
 #define PATIENCE_NS		(1000ull * 1000 * 1000)	/* late or lost? */

@@ -17,8 +17,8 @@
  *	trigger_user_check_end(&check)                         the last case
  */
 
-#include <test.h>
-#include <trigger_backend.h>
+#include <trigos/test.h>
+#include <trigos/trigger_backend.h>
 
 struct trigger_user_check {
 	const char *name;

@@ -5,16 +5,16 @@
  * NMI handler on the waiting CPU itself, between its re-check and its HLT
  * (trigger_halt.S), and a wake IPI whose send fails.
  */
-#include <cpu.h>
-#include <irq.h>
-#include <options.h>
-#include <smp.h>
-#include <test.h>
-#include <time.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/test.h>
+#include <trigos/time.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 #include "trigger_test.h"
-#include <watchdog.h>
+#include <trigos/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 

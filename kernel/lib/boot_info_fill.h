@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 
 /**
  * boot_info_report - keep a message about the boot information in @out

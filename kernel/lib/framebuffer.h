@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include <boot_info.h>
-#include <font.h>
+#include <lib/boot_info.h>
+#include <lib/font.h>
 
 /** struct framebuffer_surface - where and how to draw */
 struct framebuffer_surface {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <boot_info.h>
+#include <lib/boot_info.h>
 
 /**
  * memory_map_sort - order @regions by base address (stable, in place)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 
 /* EAX at the kernel's entry when a Multiboot2 loader started it (spec 3.2). */
 #define MULTIBOOT2_BOOTLOADER_MAGIC	0x36d76289u

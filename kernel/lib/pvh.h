@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 #include <lib/physical_memory.h>
 
 /* start_info.magic: "xEn3" with the 0x80 bit of the 'E' set. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: the command line (lib/cmdline.c) and the value parsers the
- * options table uses (kernel/options.c: parse_u64, parse_bool,
+ * options table uses (kernel/boot/options.c: parse_u64, parse_bool,
  * cmdline_copy_value, cmdline_value_is; options.c itself needs the kernel,
  * so its pattern is repeated here).  The input is the command line; it
  * ends at its first NUL, as the boot loader's does.

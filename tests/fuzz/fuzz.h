@@ -19,7 +19,7 @@
 
 #include <lib/acpi_tables.h>
 #include <lib/memory_image.h>
-#include <boot_info.h>
+#include <lib/boot_info.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 # tools/run --gdb, where QEMU waits before the firmware's first instruction.
 #
 # Stop where the kernel's C code starts (64-bit, reached through the 32-bit
-# entry of boot/entry.S), then where an AP comes online - on the AP's own
+# entry of kernel/arch/x86/entry.S), then where an AP comes online - on the AP's own
 # thread - and let the run go on to its verdict.
 break kmain
 continue

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <test.h>
+#include <trigos/test.h>
 #include <lib/glob.h>
 #include <lib/random.h>
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 #include <lib/string.h>
 
 static inline void put16(uint8_t *bytes, uint16_t value)

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <test.h>
+#include <trigos/test.h>
 #include <lib/glob.h>
 
 struct glob_example {

@@ -7,9 +7,9 @@
  * caught as a global buffer overflow.  Large objects are static to keep
  * them off the kernel's stack when these tests run at boot.
  */
-#include <test.h>
+#include <trigos/test.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 #include <lib/multiboot2.h>
 #include <lib/string.h>
 

@@ -8,9 +8,9 @@
  * and the fake memory ends at the end of its array, so that under
  * AddressSanitizer a read past what was handed over is caught.
  */
-#include <test.h>
+#include <trigos/test.h>
 
-#include <boot_info.h>
+#include <lib/boot_info.h>
 #include <lib/pvh.h>
 #include <lib/string.h>
 

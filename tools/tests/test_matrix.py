@@ -341,10 +341,10 @@ GOOD_SESSION = """0x000000000000fff0 in ?? ()
 Breakpoint 1 at 0x109a40: file kernel/main.c, line 35.
 
 Thread 1 hit Breakpoint 1, kmain (magic=920085129, info_physical=6542736) at kernel/main.c:35
-#1  0x0000000000100244 in long_mode_entry () at boot/entry.S:243
+#1  0x0000000000100244 in long_mode_entry () at kernel/arch/x86/entry.S:243
 [Switching to Thread 1.2]
 
-Thread 2 hit Breakpoint 2, ap_online (cpu=cpu@entry=0x1b1940 <cpus+320>) at kernel/smp.c:247
+Thread 2 hit Breakpoint 2, ap_online (cpu=cpu@entry=0x1b1940 <cpus+320>) at kernel/smp/smp.c:247
 [Inferior 1 (process 1) detached]
 """
 
@@ -354,7 +354,7 @@ class GdbSessionTest(unittest.TestCase):
 
     CONFIG = ("[gdb-x]\nrun = --boot kernel --cpus 2\ngdb = tests/gdb/kmain-and-ap.gdb\n"
               "gdb_line = Thread 1 hit Breakpoint 1, kmain (*) at kernel/main.c:*\n"
-              "gdb_line = Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp.c:*\n")
+              "gdb_line = Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp/smp.c:*\n")
 
     def setUp(self):
         self.tmp = test_run.tempfile.TemporaryDirectory()
@@ -397,7 +397,7 @@ class GdbSessionTest(unittest.TestCase):
     def test_the_ap_breakpoint_on_the_boot_cpu_is_not_enough(self):
         transcript = GOOD_SESSION.replace("Thread 2 hit Breakpoint 2", "Thread 1 hit Breakpoint 2")
         _, problems = self.session(transcript)
-        self.assertIn("gdb_line 'Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp.c:*' "
+        self.assertIn("gdb_line 'Thread 2 hit Breakpoint 2, ap_online (*) at kernel/smp/smp.c:*' "
                       "(g.cfg:5) matches no line of gdb's output (9 lines)", problems)
 
     def test_a_failed_command_fails_the_session(self):

@@ -8,11 +8,11 @@
  *     the case ends as "not ok ... # ERROR" and the run goes on;
  *  3. otherwise the dump goes out and the kernel panics.
  */
-#include <console.h>
-#include <cpu.h>
-#include <panic.h>
-#include <recovery.h>
-#include <symbols.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/panic.h>
+#include <trigos/recovery.h>
+#include <trigos/symbols.h>
 #include <lib/format.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>

@@ -11,8 +11,8 @@
  * v7.2.0).  Ports are touched only after CPUID reports a hypervisor:
  * on bare metal 0x510 may belong to an unrelated device.
  */
-#include <bench.h>
-#include <hypervisor.h>
+#include <trigos/bench.h>
+#include <trigos/hypervisor.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 

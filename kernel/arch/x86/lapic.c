@@ -4,15 +4,15 @@
  * page, x2APIC through MSRs 0x800 + (offset >> 4) (12.12.1.2), one set of
  * functions over both.
  */
-#include <console.h>
-#include <cpu.h>
-#include <irq.h>
-#include <smp.h>
-#include <timer.h>
-#include <ktap.h>
-#include <memory.h>
-#include <panic.h>
-#include <time.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/smp.h>
+#include <trigos/timer.h>
+#include <trigos/ktap.h>
+#include <trigos/memory.h>
+#include <trigos/panic.h>
+#include <trigos/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

@@ -11,13 +11,13 @@
  * MTRRs alike on all CPUs (12.11.8), and this is where it shows if it did
  * not; CR0 is per CPU too, and INIT leaves its CD as it was (asm/boot.h).
  */
-#include <boot.h>
-#include <cpu.h>
-#include <irq.h>
-#include <ktap.h>
-#include <memtype_check.h>
-#include <options.h>
-#include <smp.h>
+#include <trigos/boot.h>
+#include <trigos/cpu.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
+#include <trigos/memtype_check.h>
+#include <trigos/options.h>
+#include <trigos/smp.h>
 #include <lib/format.h>
 #include <lib/string.h>
 #include <asm/boot.h>

@@ -2,7 +2,7 @@
 /*
  * The kernel's page tables: 4-level, identity-mapped (SDM vol 3, 5.5).
  *
- * boot/entry.S gets us to long mode with the low 4 GiB mapped read-write-
+ * kernel/arch/x86/entry.S gets us to long mode with the low 4 GiB mapped read-write-
  * execute in 2 MiB pages.  paging_init() replaces that with the real map:
  *  - RAM from the memory map (available, ACPI reclaimable and NVS) read-write,
  *    no-execute, in 2 MiB pages where alignment allows;
@@ -18,9 +18,9 @@
  * The tables are allocated while the boot map is live, lowest pages first,
  * so they lie below 4 GiB where the boot map reaches them.
  */
-#include <memory.h>
-#include <panic.h>
-#include <spinlock.h>
+#include <trigos/memory.h>
+#include <trigos/panic.h>
+#include <trigos/spinlock.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 #include <asm/paging.h>

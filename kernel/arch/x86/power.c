@@ -12,15 +12,15 @@
  * Halting stops the other CPUs with an NMI, whose handler halts with NMIs
  * blocked (SDM 3A, 6.7.1: until IRET), then the caller.
  */
-#include <acpi.h>
-#include <acpi_register.h>
-#include <console.h>
-#include <cpu.h>
-#include <ipi.h>
-#include <machine.h>
-#include <serial.h>
-#include <smp.h>
-#include <time.h>
+#include <trigos/acpi.h>
+#include <trigos/acpi_register.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/ipi.h>
+#include <trigos/machine.h>
+#include <trigos/serial.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 

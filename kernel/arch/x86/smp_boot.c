@@ -21,15 +21,15 @@
  * Either way all APs get each IPI before any wait, so they come up in
  * parallel.
  */
-#include <boot.h>
-#include <cpu.h>
-#include <hypervisor.h>
-#include <ktap.h>
-#include <memory.h>
-#include <options.h>
-#include <panic.h>
-#include <smp.h>
-#include <time.h>
+#include <trigos/boot.h>
+#include <trigos/cpu.h>
+#include <trigos/hypervisor.h>
+#include <trigos/ktap.h>
+#include <trigos/memory.h>
+#include <trigos/options.h>
+#include <trigos/panic.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
 #include <lib/mptable.h>
 #include <lib/format.h>
 #include <lib/string.h>

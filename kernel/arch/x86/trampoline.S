@@ -51,7 +51,7 @@ trampoline_entry32:
 	movw	%ax, %es
 	movw	%ax, %ss
 
-	/* Same order as boot/entry.S (SDM vol 3, 10.8.5). */
+	/* Same order as kernel/arch/x86/entry.S (SDM vol 3, 10.8.5). */
 	movl	%cr4, %eax
 	orl	$(CR4_PAE | CR4_PGE), %eax
 	movl	%eax, %cr4

@@ -20,15 +20,15 @@
  * (trigger_halt.S).  A wake IPI or NMI that cannot be sent is retried once,
  * then reported (trigger_send_wake()).
  */
-#include <console.h>
-#include <cpu.h>
-#include <cpumask.h>
-#include <irq.h>
-#include <ktap.h>
-#include <panic.h>
-#include <smp.h>
-#include <symbols.h>
-#include <time.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/cpumask.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
+#include <trigos/panic.h>
+#include <trigos/smp.h>
+#include <trigos/symbols.h>
+#include <trigos/time.h>
 #include <lib/format.h>
 #include <lib/string.h>
 #include <asm/apic.h>

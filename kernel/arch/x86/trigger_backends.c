@@ -4,15 +4,15 @@
  * with interrupts disabled (trigger_reset() disabled them); it enables them
  * only while it sleeps, and only if they were enabled at the reset.
  */
-#include <cpu.h>
-#include <hypervisor.h>
-#include <irq.h>
-#include <ktap.h>
-#include <memtype_check.h>
-#include <smp.h>
-#include <time.h>
-#include <timer.h>
-#include <watchdog.h>
+#include <trigos/cpu.h>
+#include <trigos/hypervisor.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
+#include <trigos/memtype_check.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/extable.h>

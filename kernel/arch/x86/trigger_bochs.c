@@ -21,15 +21,15 @@
  *     LAPIC one-shot with the interrupt break bounds an interrupts-off
  *     MWAITX instead (mwaitx-timer).
  */
-#include <console.h>
-#include <cpu.h>
-#include <ktap.h>
-#include <machine.h>
-#include <memory.h>
-#include <options.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/ktap.h>
+#include <trigos/machine.h>
+#include <trigos/memory.h>
+#include <trigos/options.h>
 #include <stddef.h>
-#include <time.h>
-#include <timer.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
 #include <asm/instructions.h>
 #include <asm/paging.h>
 

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigger.h>
-#include <trigger_backend.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
 
 /* One CPU's wait sequence on one trigger: between reset and finish. */
 struct trigger_wait_state {

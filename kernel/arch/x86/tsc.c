@@ -18,18 +18,18 @@
  * believe is decided in kernel/lib/clock_calibration.c (host-tested).  A
  * source whose measurements never agree is passed over; if none agrees,
  * the run says so in a WARNING and is marked unreliable (time.h), and its
- * benchmarks refuse their time figures (kernel/bench.c).
+ * benchmarks refuse their time figures (kernel/harness/bench.c).
  */
-#include <acpi.h>
-#include <hypervisor.h>
-#include <irq.h>
-#include <ktap.h>
+#include <trigos/acpi.h>
+#include <trigos/hypervisor.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
 #include <lib/format.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>
-#include <memory.h>
-#include <options.h>
-#include <time.h>
+#include <trigos/memory.h>
+#include <trigos/options.h>
+#include <trigos/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 

@@ -4,12 +4,12 @@
  * was and, inside a test case, resumes the case's recovery context with a
  * timeout code, through IRETQ (which also ends NMI blocking).
  */
-#include <console.h>
-#include <cpu.h>
-#include <panic.h>
-#include <recovery.h>
-#include <symbols.h>
-#include <watchdog.h>
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/panic.h>
+#include <trigos/recovery.h>
+#include <trigos/symbols.h>
+#include <trigos/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 

@@ -33,7 +33,7 @@
 #define CR0_PG				(1u << 31)
 
 /*
- * The whole of CR0, loaded as a value on every CPU (boot/entry.S, the AP
+ * The whole of CR0, loaded as a value on every CPU (kernel/arch/x86/entry.S, the AP
  * trampoline), never ORed into what the CPU held before.  CD and NW are
  * clear: caching on, write-back where the memory type says so.  After
  * power-up CR0 is 60000010H (CD, NW and ET set, SDM vol 3A, 9.1.1, table

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Finding the ACPI tables: the RSDP copy in the multiboot2 information
+ * (GRUB, BIOS or UEFI), or its address from PVH, or - on BIOS boots that
+ * gave neither - a scan of the areas ACPI 6.5 5.2.5.1 names.  Every table
+ * the root table lists is checked once here so that each broken one is
+ * reported at boot.
+ */
+#include <trigos/acpi.h>
+#include <trigos/boot.h>
+#include <trigos/ktap.h>
+#include <trigos/acpi_register.h>
+#include <lib/format.h>
+#include <lib/string.h>
+
+static struct acpi_tables tables;
+static bool tables_ready;
+static struct acpi_fadt fadt;
+static bool fadt_ready;
+static struct acpi_sleep_type soft_off;
+static bool soft_off_ready;
+
+static void report_to_ktap(void *context, const char *message)
+{
+	ktap_note("acpi: %s", message);
+}
+
+static const struct acpi_reporter ktap_reporter = { .report = report_to_ktap };
+
+static int find_root(const char **how)
+{
+	uint64_t scanned;
+
+	if (boot_info.has_rsdp_copy) {
+		*how = "from the boot loader";
+		return acpi_tables_init(&tables, boot_info.rsdp_copy, boot_info.rsdp_copy_length,
+					&kernel_physical_memory, &ktap_reporter);
+	}
+	if (boot_info.rsdp_address) {
+		*how = "at the address PVH gave";
+		return acpi_tables_init_at(&tables, boot_info.rsdp_address,
+					   &kernel_physical_memory, &ktap_reporter);
+	}
+	if (boot_info.efi_boot) {
+		*how = "nowhere: a UEFI boot without an RSDP tag has no BIOS areas to scan";
+		return ACPI_ERROR_NOT_FOUND;
+	}
+	scanned = arch_acpi_scan_for_rsdp();
+	if (!scanned) {
+		*how = "nowhere: not in the boot information nor the BIOS areas";
+		return ACPI_ERROR_NOT_FOUND;
+	}
+	*how = "by scanning the BIOS areas";
+	return acpi_tables_init_at(&tables, scanned, &kernel_physical_memory, &ktap_reporter);
+}
+
+/* What exit=reboot, exit=poweroff and the TSC calibration will rely on. */
+static void report_fadt(void)
+{
+	char reset[64] = "none", timer[64] = "none";
+
+	if (fadt.reset_supported) {
+		acpi_register_describe(&fadt.reset_register, reset, sizeof(reset));
+		scnprintf(&reset[strlen(reset)], sizeof(reset) - strlen(reset), ", value 0x%x",
+			  fadt.reset_value);
+	} else if (fadt.has_reset_register && fadt.reset_register.address) {
+		scnprintf(reset, sizeof(reset), "not offered (%s)",
+			  fadt.revision < 2 ? "revision 1" : "RESET_REG_SUP clear");
+	}
+	if (fadt.pm_timer.address) {
+		acpi_register_describe(&fadt.pm_timer, timer, sizeof(timer));
+		scnprintf(&timer[strlen(timer)], sizeof(timer) - strlen(timer), ", %u bits",
+			  fadt.pm_timer_32bit ? 32 : 24);
+	}
+	ktap_note("acpi: FADT revision %u, %u bytes%s; reset register: %s; PM timer: %s",
+		  fadt.revision, fadt.length, fadt.hardware_reduced ? ", hardware-reduced" : "",
+		  reset, timer);
+}
+
+/*
+ * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT
+ * build together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
+ * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds
+ * them instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
+ */
+static void resolve_soft_off(void)
+{
+	int result = ACPI_ERROR_NOT_FOUND;
+	const void *table = NULL;
+	uint32_t length;
+
+	if (!fadt_ready || fadt.dsdt_address == 0)
+		return;
+	table = acpi_tables_map(&tables, fadt.dsdt_address, "DSDT", &length);
+	if (table)
+		result = acpi_aml_find_s5(table, length, &soft_off);
+	for (size_t instance = 0; result != ACPI_OK &&
+	     (table = acpi_tables_find(&tables, "SSDT", instance, &length)) != NULL; instance++)
+		result = acpi_aml_find_s5(table, length, &soft_off);
+	if (result == ACPI_OK)
+		soft_off_ready = true;
+	else
+		ktap_note("acpi: no usable \\_S5 in the DSDT or an SSDT (%s): ACPI power-off "
+			  "unavailable", acpi_error_name(result));
+}
+
+void acpi_init(void)
+{
+	char signatures[160] = "";
+	size_t cursor = 0, used = 0, count = 0;
+	const char *how = "";
+	const void *table;
+	uint32_t length;
+	int result = find_root(&how);
+
+	if (result != ACPI_OK) {
+		ktap_note("acpi: no usable ACPI tables (RSDP %s; %s)", how, acpi_error_name(result));
+		return;
+	}
+	tables_ready = true;
+	while ((table = acpi_tables_next(&tables, &cursor, &length, NULL)) != NULL) {
+		if (used + 6 < sizeof(signatures)) {
+			memcpy(&signatures[used], table, 4);
+			used += 4;
+			signatures[used++] = ' ';
+			signatures[used] = '\0';
+		}
+		count++;
+	}
+	ktap_note("acpi: RSDP revision %u (OEM '%s') found %s; %s with %zu entries, %zu valid: %s",
+		  tables.rsdp.revision, tables.rsdp.oem_id, how,
+		  tables.root.is_xsdt ? "XSDT" : "RSDT", acpi_tables_count(&tables), count,
+		  signatures);
+
+	table = acpi_tables_find(&tables, "FACP", 0, &length);
+	if (table && acpi_fadt_parse(table, length, &fadt) == ACPI_OK) {
+		fadt_ready = true;
+		report_fadt();
+	}
+	resolve_soft_off();
+}
+
+const struct acpi_tables *acpi_tables_get(void)
+{
+	return tables_ready ? &tables : NULL;
+}
+
+const struct acpi_fadt *acpi_fadt_get(void)
+{
+	return fadt_ready ? &fadt : NULL;
+}
+
+bool acpi_soft_off_values(struct acpi_sleep_type *values)
+{
+	if (!soft_off_ready)
+		return false;
+	*values = soft_off;
+	return true;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#include <trigos/console_setup.h>
+#include <trigos/ktap.h>
+#include <trigos/screen_console.h>
+#include <trigos/serial.h>
+
+struct wanted_consoles {
+	bool serial[SERIAL_PORT_COUNT];
+	unsigned int baud[SERIAL_PORT_COUNT];
+	bool screen;
+	bool explicit;		/* from console= words, so a missing one is worth a note */
+};
+
+static void want_everything(struct wanted_consoles *wanted)
+{
+	for (unsigned int port = 0; port < SERIAL_PORT_COUNT; port++) {
+		wanted->serial[port] = true;
+		wanted->baud[port] = CONSOLE_DEFAULT_BAUD;
+	}
+	wanted->screen = true;
+	wanted->explicit = false;
+}
+
+/* Returns how many consoles now print. */
+static unsigned int apply(const struct wanted_consoles *wanted)
+{
+	unsigned int working = 0;
+
+	for (unsigned int port = 0; port < SERIAL_PORT_COUNT; port++) {
+		if (!wanted->serial[port]) {
+			serial_console_remove(port);
+		} else if (serial_console_add(port, wanted->baud[port])) {
+			working++;
+		} else if (wanted->explicit) {
+			ktap_note("console: ttyS%u (COM%u, port 0x%x): no UART answers; not used",
+				  port, port + 1, serial_port_address(port));
+		}
+	}
+	if (wanted->screen && screen_console_init())
+		working++;
+	return working;
+}
+
+void console_setup(const struct console_choice *choice)
+{
+	struct wanted_consoles wanted = { .explicit = true };
+
+	if (choice->count == 0) {
+		want_everything(&wanted);
+		apply(&wanted);
+		return;
+	}
+	for (unsigned int i = 0; i < choice->count; i++) {
+		const struct console_spec *spec = &choice->specs[i];
+
+		if (spec->kind == CONSOLE_KIND_SCREEN) {
+			wanted.screen = true;
+		} else {
+			wanted.serial[spec->port] = true;
+			wanted.baud[spec->port] = spec->baud;
+		}
+	}
+	if (apply(&wanted) == 0) {
+		/* Silence would look like a hang: better every console there is. */
+		want_everything(&wanted);
+		apply(&wanted);
+		ktap_note("console: none of the console= choices works; using every console found");
+	}
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+#include <trigos/console.h>
+#include <trigos/hypervisor.h>
+#include <trigos/ktap.h>
+#include <trigos/machine.h>
+
+static enum exit_action exit_action = EXIT_ACTION_AUTO;
+static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
+
+static const uint32_t qemu_exit_values[] = {
+	[VERDICT_PASS] = QEMU_EXIT_PASS,
+	[VERDICT_FAIL] = QEMU_EXIT_FAIL,
+	[VERDICT_SKIP] = QEMU_EXIT_SKIP,
+	[VERDICT_CRASH] = QEMU_EXIT_CRASH,
+};
+
+const char *verdict_name(enum verdict verdict)
+{
+	switch (verdict) {
+	case VERDICT_PASS:
+		return "PASS";
+	case VERDICT_FAIL:
+		return "FAIL";
+	case VERDICT_SKIP:
+		return "SKIP";
+	case VERDICT_CRASH:
+		return "CRASH";
+	}
+	return "CRASH";
+}
+
+void machine_set_exit_action(enum exit_action action)
+{
+	exit_action = action;
+}
+
+void machine_set_told(enum machine_told told)
+{
+	machine_told = told;
+}
+
+bool running_under_bochs(void)
+{
+	return machine_told == MACHINE_TOLD_BOCHS && !running_under_qemu();
+}
+
+const char *machine_name(void)
+{
+	if (running_under_bochs())
+		return "bochs";
+	return running_under_qemu() ? "qemu" : "unidentified";
+}
+
+void machine_identify(void)
+{
+	const struct hypervisor_info *info = hypervisor_info();
+
+	if (running_under_bochs()) {
+		ktap_note("machine: bochs (told by machine=bochs)");
+	} else if (running_under_qemu()) {
+		ktap_note("machine: QEMU %s (CPUID signature '%s' and fw_cfg)%s",
+			  info->tcg ? "TCG" : "with KVM", info->signature,
+			  machine_told == MACHINE_TOLD_BOCHS ?
+			  "; machine=bochs ignored: Bochs has no fw_cfg" : "");
+	} else {
+		ktap_note("machine: no emulator identified (hardware, or a hypervisor trigos does "
+			  "not know; machine=bochs tells it Bochs)");
+	}
+}
+
+static enum exit_action effective_action(void)
+{
+	if (exit_action != EXIT_ACTION_AUTO)
+		return exit_action;
+	if (running_under_qemu())
+		return EXIT_ACTION_QEMU;
+	return running_under_bochs() ? EXIT_ACTION_BOCHS : EXIT_ACTION_HALT;
+}
+
+/*
+ * Before "# RESULT:", so that the verdict stays the log's last line where
+ * it can: the other CPUs are halted now, and a reset or power-off is
+ * announced (its steps are printed as they are tried, after the verdict).
+ */
+void machine_exit_prepare(void)
+{
+	static bool prepared;
+
+	if (prepared)
+		return;
+	prepared = true;
+	switch (effective_action()) {
+	case EXIT_ACTION_HALT:
+	case EXIT_ACTION_AUTO:
+		kprintf("# exit=halt: halting every CPU after the verdict\n");
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_REBOOT:
+		kprintf("# exit=reboot: resetting after the verdict: ACPI reset register, "
+			"8042, then a triple fault\n");
+		break;
+	case EXIT_ACTION_POWEROFF:
+		kprintf("# exit=poweroff: powering off through ACPI S5 after the verdict\n");
+		break;
+	case EXIT_ACTION_QEMU:
+	case EXIT_ACTION_BOCHS:
+		break;
+	}
+}
+
+void machine_exit(enum verdict verdict)
+{
+	machine_exit_prepare();
+	switch (effective_action()) {
+	case EXIT_ACTION_QEMU:
+		if (running_under_qemu())
+			arch_qemu_debug_exit(qemu_exit_values[verdict]);
+		/*
+		 * Still here: not QEMU, or QEMU without isa-debug-exit.  Power
+		 * off so that a plain QEMU still ends the run, quietly: the
+		 * verdict stays the last line unless the power-off fails.
+		 */
+		arch_acpi_poweroff(false);
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_BOCHS:
+		arch_bochs_shutdown();
+		kprintf("# machine: still running after Bochs's shutdown port (is this Bochs, as "
+			"machine=bochs said?); halting every CPU\n");
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_POWEROFF:
+		arch_acpi_poweroff(true);
+		kprintf("# exit=poweroff: the machine is still on; halting every CPU instead\n");
+		arch_halt_other_cpus();
+		break;
+	case EXIT_ACTION_REBOOT:
+		arch_reboot();
+	case EXIT_ACTION_HALT:
+	case EXIT_ACTION_AUTO:
+		break;
+	}
+	arch_halt_forever();
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel's test runner.
+ *
+ * Suites come from the .test_suites.* linker section (test.h), sorted by
+ * name in linker.ld.  Each case runs inside a fault-recovery context
+ * (recovery.h): a failed ASSERT or test_skip() throws back to the runner, and
+ * a CPU exception in the case is dumped as diagnostics and reported as
+ * "not ok N case # ERROR <exception>"; either way the run goes on with the
+ * next case.  Output is KTAP v1 as docs/ktap.md shows it.
+ */
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <asm/interrupts.h>
+#include <trigos/ktap.h>
+#include <trigos/panic.h>
+#include <trigos/recovery.h>
+#include <trigos/screen_console.h>
+#include <trigos/test.h>
+#include <trigos/test_runner.h>
+#include <trigos/trigger_backend.h>
+#include <trigos/watchdog.h>
+#include <lib/format.h>
+#include <lib/glob.h>
+#include <lib/random.h>
+#include <lib/string.h>
+#include <trigos/options.h>
+
+extern const struct test_suite *const __start_test_suites[];
+extern const struct test_suite *const __stop_test_suites[];
+
+#define THROW_ASSERT	(RECOVERY_THROW_BASE + 0)
+#define THROW_SKIP	(RECOVERY_THROW_BASE + 1)
+
+enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR, CASE_TIMEOUT };
+
+/* The one running case, shared by every CPU (cases may use several). */
+static struct {
+	const struct test_suite *suite;
+	const struct test_case *test_case;
+	unsigned int runner_cpu;
+	struct recovery_context *context;
+	unsigned int failures;
+	char skip_reason[128];
+	struct random_state random;
+} running;
+
+static const char *selection;		/* test= */
+static const char *bench_selection;	/* bench= */
+
+/*
+ * Suites that run only when test= names them, never as part of
+ * "everything": selftest_* check the harness itself by failing, faulting,
+ * hanging or panicking on purpose (tests/selftest.c); bench_* measure
+ * rather than test (make bench).
+ */
+#define BENCH_PREFIX "bench_"
+static const char *const explicit_only_prefixes[] = { "selftest_", BENCH_PREFIX };
+
+/* The explicit-only prefix @suite has, or NULL. */
+static const char *explicit_only_prefix(const struct test_suite *suite)
+{
+	for (size_t i = 0; i < sizeof(explicit_only_prefixes) / sizeof(explicit_only_prefixes[0]); i++) {
+		if (strncmp(suite->name, explicit_only_prefixes[i],
+			    strlen(explicit_only_prefixes[i])) == 0)
+			return explicit_only_prefixes[i];
+	}
+	return NULL;
+}
+
+/* Does some pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
+static bool patterns_name_prefix(const char *patterns, const char *prefix)
+{
+	size_t length = strlen(prefix);
+
+	for (const char *pattern = patterns; pattern; pattern = strchr(pattern, ',')) {
+		if (*pattern == ',')
+			pattern++;
+		if (strncmp(pattern, prefix, length) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* bench=: a benchmark suite or case, named with or without its "bench_" prefix. */
+static bool bench_case_selected(const char *benchmarks, const struct test_suite *suite,
+				const struct test_case *test_case)
+{
+	const char *short_name = suite->name + strlen(BENCH_PREFIX);
+	char full_name[160], short_full_name[160];
+
+	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
+	snprintf(short_full_name, sizeof(short_full_name), "%s.%s", short_name, test_case->name);
+	return glob_match_list(benchmarks, suite->name) ||
+	       glob_match_list(benchmarks, short_name) ||
+	       glob_match_list(benchmarks, full_name) ||
+	       glob_match_list(benchmarks, short_full_name);
+}
+
+/* Does the selection test=@tests bench=@benchmarks run @test_case of @suite? */
+static bool case_selected_by(const char *tests, const char *benchmarks,
+			     const struct test_suite *suite, const struct test_case *test_case)
+{
+	char full_name[160];
+	const char *prefix = explicit_only_prefix(suite);
+	bool tests_given = tests && tests[0] != '\0';
+	bool benchmarks_given = benchmarks && benchmarks[0] != '\0';
+
+	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
+	    bench_case_selected(benchmarks, suite, test_case))
+		return true;
+	if (!tests_given)
+		return !benchmarks_given && prefix == NULL;
+	if (prefix && !patterns_name_prefix(tests, prefix))
+		return false;
+	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
+	return glob_match_list(tests, suite->name) || glob_match_list(tests, full_name);
+}
+
+static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
+{
+	return case_selected_by(selection, bench_selection, suite, test_case);
+}
+
+static size_t selected_case_count(const struct test_suite *suite)
+{
+	size_t count = 0;
+
+	for (size_t c = 0; c < suite->case_count; c++)
+		count += case_selected(suite, &suite->cases[c]);
+	return count;
+}
+
+/* Does the one-pattern selection test=@tests bench=@benchmarks run any case at all? */
+static bool selects_any_case(const char *tests, const char *benchmarks)
+{
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++) {
+		for (size_t c = 0; c < (*suite)->case_count; c++) {
+			if (case_selected_by(tests, benchmarks, *suite, &(*suite)->cases[c]))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Name every pattern of test=@patterns (of bench= with @benchmarks) that
+ * selects no case, each judged alone: a typo beside a good pattern is still
+ * a typo.  Returns how many there were.
+ */
+static unsigned int report_unmatched_patterns(const char *patterns, bool benchmarks)
+{
+	const char *key = benchmarks ? "bench" : "test";
+	unsigned int unmatched = 0;
+	const char *start = patterns;
+
+	while (start && *start) {
+		const char *end = strchr(start, ',');
+		size_t length = end ? (size_t)(end - start) : strlen(start);
+		char pattern[OPTION_GLOB_SIZE];
+
+		if (length > 0 && length < sizeof(pattern)) {
+			memcpy(pattern, start, length);
+			pattern[length] = '\0';
+			if (!selects_any_case(benchmarks ? "" : pattern, benchmarks ? pattern : "")) {
+				kprintf("# %s=%s: no suite or case matches this pattern\n", key, pattern);
+				unmatched++;
+			}
+		}
+		start = end ? end + 1 : NULL;
+	}
+	return unmatched;
+}
+
+unsigned int test_select(const char *tests, const char *benchmarks)
+{
+	unsigned int suites = 0;
+
+	selection = tests;
+	bench_selection = benchmarks;
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++)
+		suites += selected_case_count(*suite) > 0;
+	return suites;
+}
+
+/* --- What test.h promises ------------------------------------------------ */
+
+void test_report_failure(const char *file, int line, const char *format, ...)
+{
+	char message[CONSOLE_LINE_MAX - 64];
+	const char *name = running.test_case ? running.test_case->name : "-";
+	va_list args;
+
+	__atomic_fetch_add(&running.failures, 1, __ATOMIC_RELAXED);
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	kprintf("    # %s: EXPECTATION FAILED at %s:%d%s\n    # %s: %s\n", name, file, line,
+		cpu_id() != running.runner_cpu ? " (on another CPU)" : "", name, message);
+}
+
+static void __attribute__((noreturn)) throw_to_runner(long code)
+{
+	struct recovery_context *context = this_cpu()->recovery;
+
+	if (cpu_id() == running.runner_cpu && running.context)
+		recovery_throw(running.context, code);
+	/*
+	 * On a helper CPU the runner's context belongs to another stack: end
+	 * whatever this CPU was asked to run, through its own innermost context.
+	 */
+	if (context)
+		recovery_throw(context, code);
+	panic("a test assertion failed on cpu %u outside any recovery context", cpu_id());
+}
+
+void test_abort_case(void)
+{
+	throw_to_runner(THROW_ASSERT);
+}
+
+void test_skip(const char *reason)
+{
+	snprintf(running.skip_reason, sizeof(running.skip_reason), "%s", reason);
+	throw_to_runner(THROW_SKIP);
+}
+
+void test_diag(const char *format, ...)
+{
+	char message[CONSOLE_LINE_MAX - 64];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	kprintf("    # %s: %s\n", running.test_case ? running.test_case->name : "-", message);
+}
+
+uint64_t test_random(void)
+{
+	return random_next(&running.random);
+}
+
+const char *test_current_case_name(void)
+{
+	return running.test_case ? running.test_case->name : NULL;
+}
+
+int test_string_compare_(const char *left, const char *right)
+{
+	if (!left || !right)
+		return left == right ? 0 : (left ? 1 : -1);
+	return strcmp(left, right);
+}
+
+int test_memory_compare_(const void *left, const void *right, size_t size)
+{
+	return memcmp(left, right, size);
+}
+
+/* --- Running ------------------------------------------------------------- */
+
+/* FNV-1a: each case gets its own stream, the same whatever else is selected. */
+static uint64_t name_hash(uint64_t hash, const char *name)
+{
+	for (; *name; name++)
+		hash = (hash ^ (uint8_t)*name) * 0x100000001b3ull;
+	return hash;
+}
+
+static void run_case_body(void *argument)
+{
+	const struct test_case *test_case = argument;
+
+	test_case->run();
+}
+
+static enum case_outcome run_case_once(const struct test_suite *suite,
+				       const struct test_case *test_case, uint64_t seed,
+				       char *error, size_t error_size)
+{
+	struct recovery_context context = {
+		.report_faults = true,
+		.report_prefix = "    # ",
+	};
+	long outcome;
+
+	running.failures = 0;
+	running.skip_reason[0] = '\0';
+	random_seed(&running.random, name_hash(name_hash(seed, suite->name), test_case->name));
+
+	if (suite->init && suite->init() != 0) {
+		kprintf("    # %s: the suite's init failed\n", test_case->name);
+		return CASE_FAIL;
+	}
+	running.context = &context;
+	watchdog_case_begin(test_case->name);
+	outcome = recovery_call(&context, run_case_body, (void *)test_case);
+	watchdog_case_end();
+	running.context = NULL;
+	if (suite->exit)
+		suite->exit();
+
+	if (outcome >= 0 && outcome < RECOVERY_THROW_BASE) {
+		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));
+		return CASE_ERROR;
+	}
+	if (outcome == RECOVERY_TIMEOUT)
+		return CASE_TIMEOUT;
+	if (outcome == THROW_SKIP && running.failures == 0)
+		return CASE_SKIP;
+	return running.failures ? CASE_FAIL : CASE_PASS;
+}
+
+static enum case_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
+				  unsigned int repeat, uint64_t seed, char *error, size_t error_size)
+{
+	enum case_outcome outcome = CASE_PASS;
+	unsigned int round;
+
+	running.test_case = test_case;
+	for (round = 0; round < repeat; round++) {
+		outcome = run_case_once(suite, test_case, seed + round, error, error_size);
+		if (outcome != CASE_PASS)
+			break;
+	}
+	if (repeat > 1 && outcome != CASE_SKIP)
+		kprintf("    # %s: %u of %u rounds passed\n", test_case->name,
+			outcome == CASE_PASS ? repeat : round, repeat);
+	running.test_case = NULL;
+	return outcome;
+}
+
+struct counts {
+	unsigned int passed, failed, skipped;
+};
+
+/* Returns whether the suite passed (skips do not fail a suite). */
+static void run_suite(const struct test_suite *suite, unsigned int number, unsigned int repeat,
+		      uint64_t seed, struct counts *totals)
+{
+	struct counts counts = { 0, 0, 0 };
+	unsigned int case_number = 0;
+	char error[64];
+
+	running.suite = suite;
+	ktap_set_indent(1);
+	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name,
+		selected_case_count(suite));
+	for (size_t c = 0; c < suite->case_count; c++) {
+		const struct test_case *test_case = &suite->cases[c];
+
+		if (!case_selected(suite, test_case))
+			continue;
+		case_number++;
+		switch (run_case(suite, test_case, repeat, seed, error, sizeof(error))) {
+		case CASE_PASS:
+			counts.passed++;
+			kprintf("    ok %u %s\n", case_number, test_case->name);
+			break;
+		case CASE_SKIP:
+			counts.skipped++;
+			kprintf("    ok %u %s # SKIP %s\n", case_number, test_case->name,
+				running.skip_reason);
+			break;
+		case CASE_FAIL:
+			counts.failed++;
+			kprintf("    not ok %u %s\n", case_number, test_case->name);
+			break;
+		case CASE_ERROR:
+			counts.failed++;
+			kprintf("    not ok %u %s # ERROR %s\n", case_number, test_case->name, error);
+			break;
+		case CASE_TIMEOUT:
+			counts.failed++;
+			kprintf("    not ok %u %s # TIMEOUT the watchdog ended it\n", case_number,
+				test_case->name);
+			break;
+		}
+	}
+	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, counts.passed,
+		counts.failed, counts.skipped, case_number);
+	trigger_report_usage("    # ");
+	ktap_set_indent(0);
+	if (counts.failed)
+		kprintf("not ok %u %s\n", number, suite->name);
+	else if (counts.passed == 0)
+		kprintf("ok %u %s # SKIP all its cases were skipped\n", number, suite->name);
+	else
+		kprintf("ok %u %s\n", number, suite->name);
+	totals->passed += counts.passed;
+	totals->failed += counts.failed;
+	totals->skipped += counts.skipped;
+	running.suite = NULL;
+}
+
+/* What the finished suites counted (test_run_selected's totals), for a crash banner. */
+static const struct counts *finished_totals;
+
+void test_describe_progress(char *buffer, size_t size)
+{
+	static const struct counts none;
+	const struct counts *done = finished_totals ? finished_totals : &none;
+
+	if (running.suite && running.test_case)
+		snprintf(buffer, size, "in %s.%s; before it pass:%u fail:%u skip:%u",
+			 running.suite->name, running.test_case->name, done->passed, done->failed,
+			 done->skipped);
+	else
+		snprintf(buffer, size, "outside the tests; pass:%u fail:%u skip:%u", done->passed,
+			 done->failed, done->skipped);
+}
+
+enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
+{
+	struct counts totals = { 0, 0, 0 };
+	unsigned int number = 0, unmatched;
+	enum verdict verdict;
+	char detail[96];
+
+	finished_totals = &totals;
+
+	running.runner_cpu = cpu_id();
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++) {
+		if (selected_case_count(*suite) == 0)
+			continue;
+		run_suite(*suite, ++number, repeat, seed, &totals);
+	}
+	unmatched = report_unmatched_patterns(selection, false) +
+		    report_unmatched_patterns(bench_selection, true);
+	if (number == 0)
+		kprintf("# no test case matched%s%s%s%s: a run that selects nothing fails\n",
+			selection && *selection ? " test=" : "", selection ? selection : "",
+			bench_selection && *bench_selection ? " bench=" : "",
+			bench_selection ? bench_selection : "");
+	else if (unmatched)
+		kprintf("# %u pattern%s matched nothing: the run fails even though other patterns "
+			"matched\n", unmatched, unmatched == 1 ? "" : "s");
+	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", totals.passed, totals.failed,
+		totals.skipped, totals.passed + totals.failed + totals.skipped);
+
+	/*
+	 * A selection that ran nothing, or named something that does not
+	 * exist, fails: a typo in a CI job's test= must not go green.  Cases
+	 * that were selected and all skipped are still a skip.
+	 */
+	if (totals.failed || number == 0 || unmatched)
+		verdict = VERDICT_FAIL;
+	else if (totals.passed == 0)
+		verdict = VERDICT_SKIP;
+	else
+		verdict = VERDICT_PASS;
+	machine_exit_prepare();
+	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
+	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
+		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
+		 verdict == VERDICT_SKIP ? " (all skipped)" :
+		 number == 0 ? " (nothing matched)" : unmatched ? " (a pattern matched nothing)" : "");
+	screen_console_show_verdict(verdict, detail);
+	return verdict;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include <trigos/console.h>
+#include <trigos/cpu.h>
+#include <trigos/ktap.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/watchdog.h>
+
+#define WATCHDOG_TICK_NS	(100ull * 1000 * 1000)	/* 10 checks a second */
+
+static struct {
+	int watcher;			/* logical CPU, -1: none */
+	uint64_t timeout_cycles;
+	/* The running case, written by the runner. */
+	const char *case_name;
+	unsigned int case_cpu;
+	uint64_t case_start;
+	unsigned long sequence;		/* odd while a case runs */
+	unsigned long fired_for;	/* the sequence the watchdog fired for */
+	unsigned long nmi_for;		/* the sequence its NMI is about */
+} watch = { .watcher = -1 };
+
+int watchdog_cpu(void)
+{
+	return watch.watcher;
+}
+
+static void start_ticking(void *unused)
+{
+	timer_periodic(WATCHDOG_TICK_NS);
+}
+
+void watchdog_init(unsigned int timeout_seconds)
+{
+	int candidate = -1;
+
+	if (timeout_seconds == 0) {
+		ktap_note("watchdog: off (watchdog=0)");
+		return;
+	}
+	for (unsigned int i = cpus_present(); i-- > 1;) {
+		if (__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
+			candidate = (int)i;
+			break;
+		}
+	}
+	if (candidate < 0) {
+		ktap_note("watchdog: off (one CPU): a hung case is ended by the host's timeout");
+		return;
+	}
+	watch.timeout_cycles = ns_to_cycles((uint64_t)timeout_seconds * 1000000000ull);
+	arch_watchdog_nmi_init();
+	if (!smp_run_on((unsigned int)candidate, start_ticking, NULL, 1000000000ull)) {
+		ktap_note("watchdog: cpu %d did not start its timer; watchdog off", candidate);
+		return;
+	}
+	__atomic_store_n(&watch.watcher, candidate, __ATOMIC_RELEASE);
+	ktap_note("watchdog: cpu %d ends any test case that runs longer than %u s", candidate,
+		  timeout_seconds);
+}
+
+static void stop_ticking(void *unused)
+{
+	timer_stop();
+}
+
+bool watchdog_pause_tick(bool paused)
+{
+	int watcher = __atomic_load_n(&watch.watcher, __ATOMIC_ACQUIRE);
+
+	if (watcher < 0)
+		return false;
+	return smp_run_on((unsigned int)watcher, paused ? stop_ticking : start_ticking, NULL,
+			  1000000000ull);
+}
+
+void watchdog_case_begin(const char *case_name)
+{
+	watch.case_name = case_name;
+	watch.case_cpu = cpu_id();
+	watch.case_start = cycles();
+	__atomic_fetch_add(&watch.sequence, 1, __ATOMIC_RELEASE);
+}
+
+void watchdog_case_end(void)
+{
+	__atomic_fetch_add(&watch.sequence, 1, __ATOMIC_RELEASE);
+}
+
+void watchdog_tick(void)
+{
+	unsigned long sequence;
+
+	if ((int)cpu_id() != __atomic_load_n(&watch.watcher, __ATOMIC_ACQUIRE))
+		return;
+	sequence = __atomic_load_n(&watch.sequence, __ATOMIC_ACQUIRE);
+	if (!(sequence & 1) || sequence == watch.fired_for)
+		return;
+	/* TSCs are synchronised (checked at boot), so the runner's start is comparable. */
+	if (cycles() - watch.case_start < watch.timeout_cycles)
+		return;
+	watch.fired_for = sequence;
+	kprintf("    # watchdog: cpu %u made no progress in %s for %llu s; sending it an NMI\n",
+		watch.case_cpu, watch.case_name,
+		(unsigned long long)(cycles_to_ns(cycles() - watch.case_start) / 1000000000ull));
+	__atomic_store_n(&watch.nmi_for, sequence, __ATOMIC_RELEASE);
+	arch_send_nmi(watch.case_cpu);
+}
+
+bool watchdog_nmi_is_ours(void)
+{
+	unsigned long expected = __atomic_load_n(&watch.nmi_for, __ATOMIC_ACQUIRE);
+
+	if (expected == 0 || cpu_id() != watch.case_cpu ||
+	    expected != __atomic_load_n(&watch.sequence, __ATOMIC_ACQUIRE))
+		return false;
+	return __atomic_compare_exchange_n(&watch.nmi_for, &expected, 0, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_OPTIONS_H
+#define TRIGOS_OPTIONS_H
+/*
+ * Kernel command-line options: key=value words from the boot loader's
+ * command line, then from QEMU's fw_cfg file opt/trigos/cmdline (tools/run
+ * --cmdline), later words overriding earlier ones.  An unknown key or a bad
+ * value is reported as a KTAP diagnostic and the default is kept: a typo
+ * must not stop a run, nor pass silently.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <trigos/console_setup.h>
+#include <trigos/machine.h>
+
+#define OPTION_GLOB_SIZE 256
+
+struct kernel_options {
+	char test[OPTION_GLOB_SIZE];	/* test=GLOB[,GLOB]: suites or suite.case; "" all */
+	char bench[OPTION_GLOB_SIZE];	/* bench=GLOB[,GLOB]: benchmarks, bench_ prefix optional */
+	uint64_t seed;			/* seed=N: the pseudo-random stream */
+	bool seed_given;
+	unsigned int repeat;		/* repeat=N: run each selected case N times */
+	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
+	enum machine_told machine;	/* machine=auto|bochs: what the kernel is told it runs on */
+	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
+	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
+	bool torture_long;		/* torture=quick|long: how long torture suites run */
+	int trigger_backend;		/* trigger=auto|spin|mwait|hlt|adaptive|mwaitx|umwait */
+	uint64_t trigger_spin_ns;	/* trigger_spin_ns=N: adaptive's spin budget, 0 measured */
+	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
+	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
+					 * path of an AP that does not come up); 0: none */
+	bool smp_start_sdm;		/* smp_start=sdm: the SDM's timed INIT-SIPI-SIPI even
+					 * under QEMU (auto: INIT+SIPI before calibration there) */
+	unsigned int tsc_noise_percent;	/* tsc_noise=N (test only): N % of the TSC calibration's
+					 * windows lie, as QEMU's PIT did under host load */
+	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
+					 * online, so that the BSP's bring-up wait really waits */
+	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
+					 * trigger_test_break, applied by the trigger tests */
+	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
+	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
+	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
+};
+
+extern struct kernel_options kernel_options;
+
+/*
+ * The test_break= names outside the trigger core (whose own are enum
+ * trigger_test_break): each breaks one property on purpose so that its
+ * test is seen failing; the matrix has a section for each that expects the
+ * failure.  Never for real runs.
+ */
+#define TEST_BREAK_CR0_CD			(1u << 0)	/* cr0_cd: an AP sets CR0.CD, NW */
+#define TEST_BREAK_BOCHS_MONITOR_OPERAND	(1u << 1)	/* no INVLPG before MONITOR */
+#define TEST_BREAK_BOCHS_WAKE_IPI		(1u << 2)	/* MWAIT sleepers get no IPI */
+#define TEST_BREAK_STORE_KICK_ELSEWHERE		(1u << 3)	/* the store test's kicker stores
+								 * to another line */
+#define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
+
+/** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
+static inline bool test_break_given(unsigned int what)
+{
+	return (kernel_options.test_breaks & what) != 0;
+}
+
+/** options_parse - apply every word of @cmdline; @source names it in messages */
+void options_parse(const char *cmdline, const char *source);
+
+/**
+ * boot_options_init - parse the loader's command line, then (under QEMU)
+ * fw_cfg's opt/trigos/cmdline; pick a seed from the TSC if none was given
+ */
+void boot_options_init(void);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_SMP_H
+#define TRIGOS_SMP_H
+/*
+ * CPU discovery and bring-up.  Logical CPU numbers are dense (0 is the
+ * boot CPU, then the firmware's enabled CPUs in table order); APIC IDs are
+ * whatever the hardware uses (QEMU -smp 6,sockets=2,cores=3 gives
+ * 0,1,2,4,5,6), with maps both ways.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <trigos/cpu.h>
+
+enum cpu_discovery {
+	CPU_DISCOVERY_NONE,		/* nothing found: the BSP alone */
+	CPU_DISCOVERY_ACPI_MADT,
+	CPU_DISCOVERY_MP_TABLE,
+};
+
+struct smp_summary {
+	enum cpu_discovery discovered_by;
+	unsigned int listed;		/* CPU entries in the firmware table */
+	unsigned int enabled;		/* of those, enabled (BSP included) */
+	unsigned int disabled;		/* present but not enabled: never started */
+	unsigned int beyond_capacity;	/* enabled ones past MAX_CPUS, not used */
+	unsigned int unreachable;	/* enabled, but an APIC ID the APIC mode cannot address */
+	unsigned int platform_cpus;	/* vCPUs QEMU started (fw_cfg); 0: not known */
+	unsigned int hidden;		/* of those, how many the table does not list as enabled */
+	unsigned int present;		/* logical CPUs we tried to run: cpus[0..present) */
+	unsigned int online;		/* of those, running */
+	uint64_t kernel_entry_cycles;	/* TSC at kmain */
+	uint64_t first_init_cycles;	/* TSC as the first INIT went out */
+	uint64_t all_online_cycles;	/* TSC when the last AP came online */
+};
+
+extern struct smp_summary smp_summary;
+
+/** smp_discover - fill cpus[] from the MADT (or the MP table); BSP is cpu 0 */
+void smp_discover(void);
+
+/**
+ * smp_start_aps_early - where the arch allows it (QEMU), send every AP its
+ * start-up IPIs now, before the clocks are calibrated, so that the APs come
+ * up while the BSP calibrates; elsewhere nothing happens until smp_boot_aps()
+ */
+void smp_start_aps_early(void);
+
+/** smp_boot_aps - start every present AP in parallel (unless started early) and wait, bounded */
+void smp_boot_aps(void);
+
+/**
+ * smp_test_drop_bringup_kicks - test_drop_kick=bringup: APs come online
+ * without kicking the BSP's trigger, so that the smp suite, which checks
+ * the bring-up wait, is seen to fail
+ */
+void smp_test_drop_bringup_kicks(bool drop);
+
+static inline unsigned int cpus_present(void)
+{
+	return smp_summary.present;
+}
+
+static inline unsigned int cpus_online(void)
+{
+	return __atomic_load_n(&smp_summary.online, __ATOMIC_ACQUIRE);
+}
+
+/** cpu_is_online - whether logical CPU @cpu is up (a present CPU may have failed to start) */
+static inline bool cpu_is_online(unsigned int cpu)
+{
+	return cpu < MAX_CPUS && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);
+}
+
+/** cpu_from_apic_id - the logical number of @apic_id, or -1 */
+int cpu_from_apic_id(uint32_t apic_id);
+
+/**
+ * smp_run_on_async - ask online CPU @cpu to run @function(@argument) from
+ * its idle loop; returns false if it is not online or busy with a request
+ */
+bool smp_run_on_async(unsigned int cpu, void (*function)(void *), void *argument);
+
+/** smp_wait_for - wait until @cpu finished its request; false after @timeout_ns */
+bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
+
+/** smp_run_on - run and wait; @cpu may be the caller itself */
+bool smp_run_on(unsigned int cpu, void (*function)(void *), void *argument, uint64_t timeout_ns);
+
+/**
+ * cpu_sleep_at_most_ns - halt until an interrupt or for @nanoseconds at most
+ * (with this CPU's timer); gives the host CPU back under emulation
+ */
+void cpu_sleep_at_most_ns(uint64_t nanoseconds);
+
+/** cpu_idle_loop - what an AP does once online: sleep until given work */
+void cpu_idle_loop(void) __attribute__((noreturn));
+
+/** ap_online - called by the arch AP entry once the CPU is set up */
+void ap_online(struct cpu *cpu) __attribute__((noreturn));
+
+/* Arch hooks. */
+void smp_arch_init(void);			/* vectors bring-up and the idle loop use */
+void arch_smp_prepare_cpu(struct cpu *cpu);	/* stacks, IST stacks */
+bool arch_smp_can_start_early(void);		/* before calibration, safely (QEMU) */
+bool arch_smp_start_aps_early(void);		/* then INIT+SIPI now; false: no trampoline */
+bool arch_smp_start_aps(void);			/* INIT/SIPI/SIPI, or what an early start left */
+const char *arch_smp_start_path(void);		/* which sequence ran, for the log */
+void arch_wake_cpu(struct cpu *cpu);		/* a wake IPI */
+bool arch_mp_table_discover(uint32_t bsp_apic_id);	/* calls smp_add_cpu() */
+bool arch_apic_id_reachable(uint32_t apic_id);	/* xAPIC: 8-bit IDs only */
+const char *arch_apic_mode_name(void);
+
+/** smp_add_cpu - add an enabled CPU by APIC ID (for the MP table path) */
+bool smp_add_cpu(uint32_t apic_id);
+
+#endif

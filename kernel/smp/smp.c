@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU discovery, the AP side of bring-up, the idle loop and the minimal
+ * cross-CPU work slot.
+ */
+#include <trigos/acpi.h>
+#include <trigos/hypervisor.h>
+#include <trigos/irq.h>
+#include <trigos/ktap.h>
+#include <trigos/options.h>
+#include <trigos/panic.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/trigger.h>
+#include <trigos/trigger_backend.h>
+#include <asm/apic.h>
+
+struct smp_summary smp_summary;
+
+static struct acpi_madt madt;	/* 8 KiB: not on the stack */
+
+int cpu_from_apic_id(uint32_t apic_id)
+{
+	for (unsigned int i = 0; i < smp_summary.present; i++) {
+		if (cpus[i].apic_id == apic_id)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void report_madt_problem(void *context, const char *message)
+{
+	ktap_note("smp: MADT: %s", message);
+}
+
+/* xAPIC 0xff and x2APIC 0xffffffff are broadcast IDs, never a CPU's. */
+static bool broadcast_apic_id(uint32_t apic_id, bool x2apic_entry)
+{
+	return apic_id == 0xffffffffu || (!x2apic_entry && apic_id == 0xff);
+}
+
+static void add_cpus_from_madt(uint32_t bsp_apic_id)
+{
+	for (size_t i = 0; i < madt.cpu_count; i++) {
+		const struct acpi_madt_cpu *entry = &madt.cpus[i];
+		struct cpu *cpu;
+
+		smp_summary.listed++;
+		if (!entry->enabled) {
+			/* Online-capable or not, it is present but not started. */
+			smp_summary.disabled++;
+			continue;
+		}
+		if (broadcast_apic_id(entry->apic_id, entry->from_x2apic_entry)) {
+			ktap_note("smp: MADT lists a CPU with the broadcast APIC ID 0x%x; ignored",
+				  entry->apic_id);
+			continue;
+		}
+		smp_summary.enabled++;
+		if (entry->apic_id == bsp_apic_id || cpu_from_apic_id(entry->apic_id) >= 0)
+			continue;	/* the BSP is cpu 0 already; duplicates were reported */
+		if (!arch_apic_id_reachable(entry->apic_id)) {
+			ktap_note("smp: CPU with APIC ID 0x%x cannot be addressed in %s mode; not "
+				  "started", entry->apic_id, arch_apic_mode_name());
+			smp_summary.unreachable++;
+			continue;
+		}
+		if (smp_summary.present == MAX_CPUS) {
+			smp_summary.beyond_capacity++;
+			continue;
+		}
+		cpu = &cpus[smp_summary.present];
+		cpu->id = smp_summary.present++;
+		cpu->apic_id = entry->apic_id;
+		cpu->present = true;
+	}
+	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
+}
+
+static const char *discovery_name(void)
+{
+	switch (smp_summary.discovered_by) {
+	case CPU_DISCOVERY_ACPI_MADT:
+		return "the MADT";
+	case CPU_DISCOVERY_MP_TABLE:
+		return "the MP table";
+	default:
+		return "no firmware table";
+	}
+}
+
+/*
+ * The firmware's table against a second count of the CPUs, where there is
+ * one: QEMU's fw_cfg under QEMU, else the cpus=N the user gave.  CPUs the
+ * table does not list are never started.  Their APIC IDs are known only
+ * from the table (QEMU numbers them by topology: -smp 6,sockets=2,cores=3
+ * gives 0,1,2,4,5,6), so guessing IDs could send INIT to nothing or to the
+ * wrong CPU, and a broadcast INIT-SIPI would also start CPUs the firmware
+ * left out on purpose (disabled in its setup, or reserved).  What the table
+ * hides is said plainly instead, and cpus=N then fails the run's CPU count.
+ */
+static void compare_with_a_second_count(void)
+{
+	unsigned int listed = smp_summary.enabled;
+
+	if (running_under_qemu())
+		smp_summary.platform_cpus = fw_cfg_cpu_count();
+	if (smp_summary.platform_cpus > listed) {
+		smp_summary.hidden = smp_summary.platform_cpus - listed;
+		ktap_note("smp: QEMU started %u vCPUs (fw_cfg), %s lists %u: the firmware hid %u; "
+			  "only CPUs the firmware lists are started (their APIC IDs come from it)",
+			  smp_summary.platform_cpus, discovery_name(), listed, smp_summary.hidden);
+	} else if (smp_summary.platform_cpus && smp_summary.platform_cpus < listed) {
+		ktap_note("smp: %s lists %u enabled CPUs, but QEMU started only %u vCPUs (fw_cfg)",
+			  discovery_name(), listed, smp_summary.platform_cpus);
+	} else if (!smp_summary.platform_cpus && kernel_options.expected_cpus > listed) {
+		ktap_note("smp: cpus=%u, but %s lists %u enabled CPUs: the firmware hides %u (or "
+			  "cpus= is wrong); only CPUs the firmware lists are started",
+			  kernel_options.expected_cpus, discovery_name(), listed,
+			  kernel_options.expected_cpus - listed);
+	}
+}
+
+void smp_discover(void)
+{
+	const struct acpi_tables *tables = acpi_tables_get();
+	const struct acpi_reporter reporter = { .report = report_madt_problem };
+	uint32_t bsp_apic_id = lapic_id();
+	const void *table = NULL;
+	uint32_t length = 0;
+
+	cpus[0].apic_id = bsp_apic_id;
+	cpus[0].present = true;
+	smp_summary.present = 1;
+	smp_summary.online = 1;
+
+	if (tables)
+		table = acpi_tables_find(tables, "APIC", 0, &length);
+	if (table && acpi_madt_parse(table, length, &reporter, &madt) == ACPI_OK) {
+		smp_summary.discovered_by = CPU_DISCOVERY_ACPI_MADT;
+		add_cpus_from_madt(bsp_apic_id);
+	} else if (arch_mp_table_discover(bsp_apic_id)) {
+		smp_summary.discovered_by = CPU_DISCOVERY_MP_TABLE;
+	} else {
+		ktap_note("smp: no MADT and no MP table: running on the boot CPU alone");
+	}
+	if (smp_summary.discovered_by != CPU_DISCOVERY_NONE && cpu_from_apic_id(bsp_apic_id) != 0)
+		ktap_note("smp: the boot CPU (APIC ID %u) is not in the firmware's table",
+			  bsp_apic_id);
+	if (smp_summary.beyond_capacity)
+		ktap_note("smp: found %u more enabled CPUs than the %u trigos supports; they are not "
+			  "started", smp_summary.beyond_capacity, MAX_CPUS);
+	ktap_note("smp: %s lists %u CPUs: %u enabled, %u disabled (counted present, never started)",
+		  smp_summary.discovered_by == CPU_DISCOVERY_NONE ? "nothing" : discovery_name(),
+		  smp_summary.listed, smp_summary.enabled, smp_summary.disabled);
+	compare_with_a_second_count();
+}
+
+/* Register a CPU found by the MP table (arch code calls this). */
+bool smp_add_cpu(uint32_t apic_id)
+{
+	struct cpu *cpu;
+
+	if (cpu_from_apic_id(apic_id) >= 0)
+		return true;
+	if (smp_summary.present == MAX_CPUS) {
+		smp_summary.beyond_capacity++;
+		return false;
+	}
+	cpu = &cpus[smp_summary.present];
+	cpu->id = smp_summary.present++;
+	cpu->apic_id = apic_id;
+	cpu->present = true;
+	return true;
+}
+
+#define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
+
+static bool boot_window_closed;
+static bool drop_kicks;		/* test_drop_kick=bringup */
+
+void smp_test_drop_bringup_kicks(bool drop)
+{
+	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
+}
+
+DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
+static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
+
+static bool prepared, started_early;
+static uint64_t ipis_sent;
+
+static void prepare_aps(void)
+{
+	if (prepared)
+		return;
+	prepared = true;
+	for (unsigned int i = 1; i < smp_summary.present; i++)
+		arch_smp_prepare_cpu(&cpus[i]);
+	/* Before any AP can kick aps_online_trigger (see the wait below). */
+	trigger_backend_set(TRIGGER_BACKEND_HLT);
+	smp_summary.first_init_cycles = cycles();
+}
+
+void smp_start_aps_early(void)
+{
+	if (smp_summary.present < 2 || !arch_smp_can_start_early())
+		return;
+	prepare_aps();
+	started_early = arch_smp_start_aps_early();
+	ipis_sent = cycles();
+}
+
+void smp_boot_aps(void)
+{
+	uint64_t deadline, first_online = UINT64_MAX;
+	bool in_time = true;
+	unsigned int waiting = smp_summary.present - 1;
+
+	if (waiting == 0) {
+		ktap_note("smp: 1 CPU online; no APs to start");
+		return;
+	}
+	prepare_aps();		/* done already if they were started early */
+	arch_smp_start_aps();
+	if (!started_early)
+		ipis_sent = cycles();
+
+	/*
+	 * No AP prints while starting: printing would serialise them.  The
+	 * BSP waits on a trigger that every AP kicks as it comes online, with
+	 * the hlt backend (the trigger backends are measured and chosen only
+	 * once the APs are up): under emulation a spinning BSP would take a
+	 * host CPU away from the very APs it is waiting for.  It sleeps until
+	 * the kicks, with one bound, the AP deadline: reaching it is reported
+	 * here and is a deadline return of the ap_bringup user, which the smp
+	 * suite checks (bring_up_wait_ended_by_the_last_aps_kick).
+	 */
+	deadline = now_ns() + AP_BOOT_DEADLINE_NS;
+	trigger_reset(&aps_online_trigger);
+	while (cpus_online() != smp_summary.present &&
+	       (in_time = trigger_wait_timeout(&aps_online_trigger, deadline)))
+		;
+	trigger_finish(&aps_online_trigger);
+	__atomic_store_n(&boot_window_closed, true, __ATOMIC_SEQ_CST);
+	if (!in_time)
+		ktap_note("smp: the bring-up wait reached its %llu ms deadline with %u of %u CPUs "
+			  "online", AP_BOOT_DEADLINE_NS / 1000000, cpus_online(), smp_summary.present);
+
+	for (unsigned int i = 1; i < smp_summary.present; i++) {
+		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
+			cpus[i].boot_failed = true;
+			ktap_note("smp: cpu %u (apic 0x%x) did not start", i, cpus[i].apic_id);
+		} else {
+			if (cpus[i].online_cycles > smp_summary.all_online_cycles)
+				smp_summary.all_online_cycles = cpus[i].online_cycles;
+			if (cpus[i].online_cycles < first_online)
+				first_online = cpus[i].online_cycles;
+		}
+	}
+	ktap_note("smp: %u of %u CPUs online; first INIT to all online: %llu us",
+		  cpus_online(), smp_summary.present,
+		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?
+				       cycles_to_ns(smp_summary.all_online_cycles -
+						    smp_summary.first_init_cycles) / 1000 : 0));
+	ktap_note("smp: started by %s", arch_smp_start_path());
+	if (first_online > smp_summary.first_init_cycles && first_online != UINT64_MAX)
+		ktap_note("smp: INIT and STARTUP IPIs sent in %llu us; the first AP was online "
+			  "after %llu us", (unsigned long long)(cycles_to_ns(ipis_sent -
+						smp_summary.first_init_cycles) / 1000),
+			  (unsigned long long)(cycles_to_ns(first_online -
+						smp_summary.first_init_cycles) / 1000));
+}
+
+void ap_online(struct cpu *cpu)
+{
+	/*
+	 * An AP that arrives after the BSP stopped waiting has been reported
+	 * as failed: it stays out rather than join a run that has moved on.
+	 */
+	if (__atomic_load_n(&boot_window_closed, __ATOMIC_ACQUIRE)) {
+		local_irq_disable();
+		for (;;)
+			wait_for_interrupt();
+	}
+	if (kernel_options.smp_ap_delay_us)
+		udelay(kernel_options.smp_ap_delay_us);	/* a late AP: the BSP waits for its kick */
+	cpu->online_cycles = cycles();
+	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
+	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+		trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
+	cpu_idle_loop();
+}
+
+void cpu_sleep_at_most_ns(uint64_t nanoseconds)
+{
+	bool enabled = local_irq_save();
+
+	/*
+	 * Armed with interrupts off: if the timer fires before the halt, the
+	 * interrupt waits for the enable, which ends the halt (irq.h).
+	 */
+	timer_oneshot(nanoseconds);
+	enable_interrupts_and_wait();
+	local_irq_disable();
+	timer_stop();
+	local_irq_restore(enabled);
+}
+
+void cpu_idle_loop(void)
+{
+	struct cpu *cpu = this_cpu();
+
+	for (;;) {
+		unsigned long requested;
+
+		/*
+		 * Check for work with interrupts off, then enable them and halt
+		 * in one step: a wake IPI that arrives after the check is
+		 * taken right after the enable and ends the halt (asm: sti_hlt),
+		 * so no request is slept through.
+		 */
+		local_irq_disable();
+		requested = __atomic_load_n(&cpu->work.requested, __ATOMIC_ACQUIRE);
+		if (requested != cpu->work.completed) {
+			local_irq_enable();
+			cpu->work.function(cpu->work.argument);
+			__atomic_store_n(&cpu->work.completed, requested, __ATOMIC_RELEASE);
+			continue;
+		}
+		enable_interrupts_and_wait();
+	}
+}
+
+bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argument)
+{
+	struct cpu *cpu;
+	uint32_t unlocked = 0;
+
+	if (target >= smp_summary.present || !__atomic_load_n(&cpus[target].online, __ATOMIC_ACQUIRE))
+		return false;
+	cpu = &cpus[target];
+	if (!__atomic_compare_exchange_n(&cpu->work.lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return false;
+	cpu->work.function = function;
+	cpu->work.argument = argument;
+	/* Release: the target sees function and argument before the request. */
+	__atomic_fetch_add(&cpu->work.requested, 1, __ATOMIC_RELEASE);
+	arch_wake_cpu(cpu);
+	return true;
+}
+
+bool smp_wait_for(unsigned int target, uint64_t timeout_ns)
+{
+	struct cpu *cpu = &cpus[target];
+	uint64_t start = cycles(), limit = ns_to_cycles(timeout_ns);
+
+	while (__atomic_load_n(&cpu->work.completed, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&cpu->work.requested, __ATOMIC_RELAXED)) {
+		if (cycles() - start > limit)
+			return false;	/* the slot stays taken: the CPU is stuck */
+		cpu_relax();
+	}
+	__atomic_store_n(&cpu->work.lock, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+bool smp_run_on(unsigned int target, void (*function)(void *), void *argument, uint64_t timeout_ns)
+{
+	if (target == cpu_id()) {
+		function(argument);
+		return true;
+	}
+	return smp_run_on_async(target, function, argument) && smp_wait_for(target, timeout_ns);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include <trigos/cpu.h>
+#include <trigos/time.h>
+#include <trigos/timer.h>
+#include <trigos/watchdog.h>
+
+static void (*tick_hook)(void);
+
+void timer_calibrate(void)
+{
+	arch_timer_calibrate();
+}
+
+void timer_set_tick_hook(void (*hook)(void))
+{
+	__atomic_store_n(&tick_hook, hook, __ATOMIC_RELEASE);
+}
+
+/* The pending one-shot of each CPU, in TSC cycles; 0: none (or periodic). */
+static uint64_t oneshot_due[MAX_CPUS];
+static bool periodic[MAX_CPUS];
+
+void timer_oneshot(uint64_t nanoseconds)
+{
+	oneshot_due[cpu_id()] = cycles() + ns_to_cycles(nanoseconds);
+	periodic[cpu_id()] = false;
+	arch_timer_oneshot(nanoseconds);
+}
+
+void timer_oneshot_no_later_than(uint64_t nanoseconds)
+{
+	uint64_t due = oneshot_due[cpu_id()];
+
+	/* A periodic timer (the watchdog's) already bounds any wait. */
+	if (periodic[cpu_id()])
+		return;
+	if (due && due <= cycles() + ns_to_cycles(nanoseconds))
+		return;
+	timer_oneshot(nanoseconds);
+}
+
+void timer_periodic(uint64_t nanoseconds)
+{
+	oneshot_due[cpu_id()] = 0;
+	periodic[cpu_id()] = true;
+	arch_timer_periodic(nanoseconds);
+}
+
+void timer_stop(void)
+{
+	oneshot_due[cpu_id()] = 0;
+	periodic[cpu_id()] = false;
+	arch_timer_stop();
+}
+
+void timer_tick(void)
+{
+	void (*hook)(void) = __atomic_load_n(&tick_hook, __ATOMIC_ACQUIRE);
+
+	if (!periodic[cpu_id()])
+		oneshot_due[cpu_id()] = 0;
+	this_cpu()->timer_ticks++;
+	if (hook)
+		hook();
+	watchdog_tick();
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include <stddef.h>
+#include <trigos/ktap.h>
+#include <trigos/smp.h>
+#include <trigos/time.h>
+#include <trigos/tsc_sync.h>
+
+/*
+ * Bounded by time, not rounds: with more vCPUs than host CPUs a lock
+ * passes from CPU to CPU only as fast as the host schedules them, and a
+ * fixed round count could take minutes (seen with -smp 8 on 2 cores).
+ */
+#define WARP_TEST_NS		(20ull * 1000 * 1000)
+#define WARP_TEST_MAX_ROUNDS	5000
+#define WARP_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)
+
+struct tsc_sync_result tsc_sync;
+
+/*
+ * A test-and-set lock, not the ticket lock: a ticket lock hands over in a
+ * fixed order, so under overcommit every handover waits for one particular
+ * descheduled vCPU; here whoever runs takes it.
+ */
+static uint32_t warp_lock;
+static uint64_t last_reading;
+static unsigned int arrived, participants;
+
+static void warp_test(void *unused)
+{
+	/* Start together, so that the CPUs really interleave. */
+	__atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants)
+		cpu_relax();
+	uint64_t start = cycles(), duration = ns_to_cycles(WARP_TEST_NS);
+
+	for (int round = 0; round < WARP_TEST_MAX_ROUNDS && cycles() - start < duration; round++) {
+		uint64_t now;
+
+		while (__atomic_exchange_n(&warp_lock, 1, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		now = cycles();
+		if (now < last_reading) {
+			tsc_sync.warps++;
+			if (last_reading - now > tsc_sync.max_warp_cycles)
+				tsc_sync.max_warp_cycles = last_reading - now;
+		}
+		last_reading = now;
+		tsc_sync.samples++;
+		__atomic_store_n(&warp_lock, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void tsc_sync_check(void)
+{
+	unsigned int started = 0;
+
+	participants = cpus_online();
+	tsc_sync.cpus = participants;
+	if (participants < 2) {
+		tsc_sync.reliable = true;
+		return;
+	}
+	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (cpus[i].online && smp_run_on_async(i, warp_test, NULL))
+			started++;
+	}
+	if (started + 1 < participants)
+		participants = started + 1;	/* do not wait for a CPU that was not asked */
+	warp_test(NULL);
+	for (unsigned int i = 1; i < cpus_present(); i++) {
+		if (cpus[i].online && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS))
+			ktap_note("time: cpu %u did not finish the TSC warp test", i);
+	}
+	tsc_sync.checked = true;
+	tsc_sync.reliable = cycles_to_ns(tsc_sync.max_warp_cycles) <= TSC_SKEW_LIMIT_NS;
+	ktap_note("time: TSC warp test on %u CPUs, %llu readings: %llu warps, the largest %llu ns%s",
+		  participants, (unsigned long long)tsc_sync.samples,
+		  (unsigned long long)tsc_sync.warps,
+		  (unsigned long long)cycles_to_ns(tsc_sync.max_warp_cycles),
+		  tsc_sync.reliable ? "" : ": cross-CPU timings will be refused");
+}
+
+bool cross_cpu_timing_reliable(void)
+{
+	return tsc_sync.reliable;
+}
