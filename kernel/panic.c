@@ -34,7 +34,7 @@ void panic_end(void)
 
 	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
 	machine_exit_prepare();
-	kprintf("# RESULT: CRASH\n");
+	kprintf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(VERDICT_CRASH));
 	test_describe_progress(progress, sizeof(progress));
 	screen_console_show_verdict(VERDICT_CRASH, progress);
 	machine_exit(VERDICT_CRASH);

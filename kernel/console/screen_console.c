@@ -280,7 +280,7 @@ static void draw_banner_text(const char *text, uint32_t top, unsigned int text_s
 static void draw_banner(void)
 {
 	/* As "# RESULT:" says: a run whose cases all skipped did not fail. */
-	const char *word = banner_verdict == VERDICT_SKIP ? "PASS" : verdict_name(banner_verdict);
+	const char *word = verdict_result_word(banner_verdict);
 	uint32_t top = grid.rows * cell_height;
 	uint32_t height = surface.height - top;
 	uint32_t color = framebuffer_pixel(&surface, banner_rgb(banner_verdict));

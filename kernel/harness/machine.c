@@ -7,28 +7,6 @@
 static enum exit_action exit_action = EXIT_ACTION_AUTO;
 static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
 
-static const uint32_t qemu_exit_values[] = {
-	[VERDICT_PASS] = QEMU_EXIT_PASS,
-	[VERDICT_FAIL] = QEMU_EXIT_FAIL,
-	[VERDICT_SKIP] = QEMU_EXIT_SKIP,
-	[VERDICT_CRASH] = QEMU_EXIT_CRASH,
-};
-
-const char *verdict_name(enum verdict verdict)
-{
-	switch (verdict) {
-	case VERDICT_PASS:
-		return "PASS";
-	case VERDICT_FAIL:
-		return "FAIL";
-	case VERDICT_SKIP:
-		return "SKIP";
-	case VERDICT_CRASH:
-		return "CRASH";
-	}
-	return "CRASH";
-}
-
 void machine_set_exit_action(enum exit_action action)
 {
 	exit_action = action;
@@ -114,7 +92,7 @@ void machine_exit(enum verdict verdict)
 	switch (effective_action()) {
 	case EXIT_ACTION_QEMU:
 		if (running_under_qemu())
-			arch_qemu_debug_exit(qemu_exit_values[verdict]);
+			arch_qemu_debug_exit(verdict_qemu_exit_value(verdict));
 		/*
 		 * Still here: not QEMU, or QEMU without isa-debug-exit.  Power
 		 * off so that a plain QEMU still ends the run, quietly: the

@@ -454,7 +454,7 @@ enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
 	else
 		verdict = VERDICT_PASS;
 	machine_exit_prepare();
-	kprintf("# RESULT: %s\n", verdict == VERDICT_SKIP ? "PASS" : verdict_name(verdict));
+	kprintf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(verdict));
 	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
 		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
 		 verdict == VERDICT_SKIP ? " (all skipped)" :

@@ -18,6 +18,7 @@
 #include <trigos/test.h>
 #include <lib/glob.h>
 #include <lib/random.h>
+#include <lib/verdict.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
 	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", passed, failed, skipped,
 	       passed + failed + skipped);
 	printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
-	printf("# RESULT: %s\n", failed ? "FAIL" : "PASS");
+	printf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(failed ? VERDICT_FAIL : VERDICT_PASS));
 	free(suites);
 	return failed ? 1 : 0;
 }

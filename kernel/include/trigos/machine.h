@@ -8,22 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-enum verdict {
-	VERDICT_PASS,
-	VERDICT_FAIL,
-	VERDICT_SKIP,	/* nothing failed, nothing passed: every case skipped */
-	VERDICT_CRASH,
-};
-
-/*
- * The values written to QEMU's isa-debug-exit (port 0xf4); QEMU exits with
- * (value << 1) | 1: 33, 35, 37, 39.  tools/run maps them back to 0..3.
- */
-#define QEMU_EXIT_PASS	0x10
-#define QEMU_EXIT_FAIL	0x11
-#define QEMU_EXIT_SKIP	0x12
-#define QEMU_EXIT_CRASH	0x13
+#include <lib/verdict.h>
 
 enum exit_action {
 	EXIT_ACTION_AUTO,	/* QEMU exit under QEMU, Bochs's shutdown port under Bochs, else halt */
@@ -65,8 +50,6 @@ const char *machine_name(void);
  */
 void machine_identify(void);
 
-/** verdict_name - "PASS", "FAIL", "SKIP" or "CRASH" */
-const char *verdict_name(enum verdict verdict);
 
 /**
  * machine_exit - end the run with @verdict as the exit= option says
