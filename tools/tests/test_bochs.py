@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Tests of tools/run --emulator bochs and tools/bochs: the pure bochsrc and
+"""Tests of tools/run --emulator bochs and tools/trigos/bochs.py: the pure bochsrc and
 grub.cfg builders, the reading of Bochs's own log, the verdict, the refused
 options, and whole runs (tools/run and tools/matrix) against a fake `bochs`
 (a small Python script put first on PATH) that reads the bochsrc and the

@@ -27,7 +27,7 @@ def load(name, path):
     return module
 
 
-matrix = load("trigos_matrix", MATRIX)
+matrix = load("trigos_matrix", os.path.join(TOOLS, "trigos", "matrix.py"))
 # The fake QEMU and its fixture live in test_run.py.
 test_run = load("trigos_test_run", os.path.join(HERE, "test_run.py"))
 
