@@ -14,15 +14,13 @@ import textwrap
 import time
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from tools.tests import TOOLS
+from trigos import bochs, run
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(TOOLS, "run")
 MATRIX = os.path.join(TOOLS, "matrix")
 REPOSITORY = os.path.dirname(TOOLS)
 
-bochs = load_tool("bochs")
-run = load_tool("run")
 
 PASS_LOG = ("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: alpha\n    1..1\n"
             "    ok 1 one\n    # alpha: pass:1 fail:0 skip:0 total:1\nok 1 alpha\n"

@@ -10,14 +10,10 @@ import time
 import unittest
 import xml.etree.ElementTree as ET
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tools.tests import TOOLS
+from trigos import ktap
+
 KTAP_TOOL = os.path.join(TOOLS, "ktap")
-
-
-from tools.tests.tool_loader import load_tool  # noqa: E402
-
-
-ktap = load_tool("ktap")
 
 GOOD = """\
 KTAP version 1

@@ -7,11 +7,10 @@ import os
 import re
 import unittest
 
-from tools.tests.test_run import TOOLS, load_tool
+from tools.tests import TOOLS
+from trigos import ktap, lava
 
 JOB = os.path.join(os.path.dirname(TOOLS), "ci", "lava", "qemu-job.yaml")
-lava = load_tool("lava")
-ktap = lava.load_ktap()
 
 LOG = """\
   Booting `trigos: all tests'

@@ -2,8 +2,6 @@
 """Tests of tools/matrix: config parsing, selection, `make check` counting, and
 whole matrix runs through tools/run against the fake QEMU of test_run.py."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,23 +11,14 @@ import textwrap
 import unittest
 import xml.etree.ElementTree as ET
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
+from tools.tests import TOOLS
+# The fake QEMU and its fixture live in test_run.py (imported as a module, so
+# that its own tests are not collected here a second time).
+from tools.tests import test_run
+from trigos import matrix
+
 REPO = os.path.dirname(TOOLS)
 MATRIX = os.path.join(TOOLS, "matrix")
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-matrix = load("trigos_matrix", os.path.join(TOOLS, "trigos", "matrix.py"))
-# The fake QEMU and its fixture live in test_run.py.
-test_run = load("trigos_test_run", os.path.join(HERE, "test_run.py"))
 
 SAMPLE = """\
 # comment

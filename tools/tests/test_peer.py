@@ -5,10 +5,7 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_loader import load_tool  # noqa: E402
-
-peer = load_tool("peer")
+from trigos import bench, peer
 
 # Shaped like what Debian's 6.1 cloud kernel prints on COM1 here (written for
 # this test): APs print their own clock in between, lines end in CR LF.
@@ -83,7 +80,6 @@ class Boot(unittest.TestCase):
             peer.qemu_command = saved
         self.assertEqual((entry["config"], entry["results"]), ("linux-2cpu", []))
         self.assertIn("cannot start /nonexistent/qemu-system-x86_64", entry["problems"][0])
-        bench = load_tool("bench")
         out = io.StringIO()
         progress = bench.Progress(1, out=out)
         progress.begin("linux-2cpu")

@@ -5,10 +5,7 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_loader import load_tool  # noqa: E402
-
-plot = load_tool("plot")
+from trigos import plot
 
 
 def wake(name, p50):

@@ -5,10 +5,10 @@ import struct
 import tempfile
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from tools.tests import TOOLS  # noqa: F401 (puts tools/ on sys.path)
+from trigos import psf2c
 
 
-psf2c = load_tool("psf2c")
 
 
 def glyph_bytes(index, size):

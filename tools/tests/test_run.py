@@ -13,14 +13,10 @@ import textwrap
 import time
 import unittest
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.tests import TOOLS
+from trigos import run
+
 RUN = os.path.join(TOOLS, "run")
-
-
-from tools.tests.tool_loader import load_tool  # noqa: E402
-
-
-run = load_tool("run")
 
 # The fake QEMU.  Its behaviour comes from "fake=MODE" on the kernel command
 # line (fw_cfg or -append) or from $FAKE_QEMU_MODE; it appends its argv (and

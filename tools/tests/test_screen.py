@@ -2,9 +2,7 @@
 tools/run's screendump mode (command line, verdict from the log, the QMP
 conversation against a fake QMP server)."""
 import contextlib
-import importlib.machinery
 import io
-import importlib.util
 import json
 import os
 import socket
@@ -12,11 +10,10 @@ import tempfile
 import threading
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from tools.tests import TOOLS  # noqa: F401 (puts tools/ on sys.path)
+from trigos import run, screencheck
 
 
-screencheck = load_tool("screencheck")
-run = load_tool("run")
 
 BLACK, WHITE, GREY = (0, 0, 0), (255, 255, 255), (192, 192, 192)
 GREEN, RED, MAGENTA = (0x00, 0xA0, 0x00), (0xD0, 0x00, 0x00), (0xB0, 0x00, 0xB0)

@@ -21,7 +21,7 @@ import os
 import struct
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from .cli import ROOT
 
 RSDP_ADDRESS = 0x000e0000
 ROOT_ADDRESS = 0x07fe0000
@@ -164,7 +164,3 @@ def main(argv=None):
             file.write(expect)
     print(f"acpi-crafted: {len(CASES)} images in {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

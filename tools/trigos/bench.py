@@ -42,9 +42,7 @@ change within the noise is marked "within noise".
 """
 import argparse
 import datetime
-import importlib.machinery
 import itertools
-import importlib.util
 import json
 import os
 import platform
@@ -54,7 +52,9 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from . import matrix, peer
+from .cli import ROOT, entry_script
+
 BENCH_FORMAT_VERSION = 1
 BENCH_LINE = re.compile(r"^\s*# BENCH (\{.*\})\s*$")
 PHASE_LINE = re.compile(r"^\s*# BENCH-PHASE (begin|end) (\S+)(.*)$")
@@ -98,13 +98,6 @@ QUOTED = [
      "figure": "31.6 k [29.1-95.1 k] / 19.9 k", "unit": "TSC cycles"},
 ]
 
-
-def load_tool(name):
-    loader = importlib.machinery.SourceFileLoader("trigos_" + name, os.path.join(HERE, name + ".py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 # --- BENCH lines -------------------------------------------------------------
@@ -604,7 +597,7 @@ class Progress:
 
 
 def run_entry(entry, args, log_path, tick=None, seed=None):
-    command = [sys.executable, os.path.join(HERE, "..", "run"), "--quiet", "--log", log_path,
+    command = [sys.executable, entry_script("run"), "--quiet", "--log", log_path,
                "--iso", args.iso, "--kernel", args.kernel] + list(entry.run_args)
     cmdline = entry.cmdline
     if seed is not None:        # the last seed= word wins
@@ -710,7 +703,6 @@ def print_compare(old_path, report, out=sys.stdout):
 
 def run_peer(counts, args, log_dir, progress, runs):
     """Boot the Linux peer for each of @counts; append its runs; return a note or None."""
-    peer = load_tool("peer")
     try:
         files, initramfs = peer.prepare(args.peer_dir, lambda text: sys.stderr.write(text + "\n"))
     except peer.PeerUnavailable as error:
@@ -735,7 +727,7 @@ def run_peer(counts, args, log_dir, progress, runs):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("config", nargs="?", default=os.path.join(HERE, "..", "..", "tests", "bench.cfg"))
+    parser.add_argument("config", nargs="?", default=os.path.join(ROOT, "tests", "bench.cfg"))
     parser.add_argument("--quick", action="store_true", help="only the sections in group 'quick'")
     parser.add_argument("--only", metavar="GLOB", help="only the sections whose name matches")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
@@ -777,7 +769,6 @@ def main(argv=None):
             return 2
         return 0 if print_compare(args.compare, report) else 2
 
-    matrix = load_tool("matrix")
     try:
         entries = matrix.select(matrix.load_config(args.config),
                                 only=[args.only] if args.only else None,
@@ -871,7 +862,8 @@ def draw_charts(results_path):
     """tools/plot on @results_path: the charts (plots/ beside it, when gnuplot is
     there) and the Markdown report, whichever way the benchmarks were run
     (make bench, tools/bench --quick, --only).  Returns tools/plot's status."""
-    status = load_tool("plot").main([results_path, "--report", report_path(results_path)])
+    from . import plot      # plot imports this module: import it when used
+    status = plot.main([results_path, "--report", report_path(results_path)])
     sys.stdout.write("bench: report in %s\n" % report_path(results_path))
     return status
 
@@ -896,7 +888,3 @@ def print_repeatability(repeats, out=sys.stdout):
                   % ("" if entry["emulator"] == "bochs" else " (QEMU: expected, its clock is the "
                      "host's)", name, line, one or "(none)", two or "(none)"))
     return failures
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -35,8 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TOOLS)
+from .cli import ROOT, entry_script
 
 # name: tools/run arguments.  BIOS and UEFI, several -smp shapes, q35, and
 # acpi=off (MP tables only), through GRUB (multiboot2) and -kernel (PVH).
@@ -141,7 +140,7 @@ def fixed_seeds():
 def boot(config, args, iso, kernel):
     with tempfile.TemporaryDirectory() as directory:
         log = os.path.join(directory, "serial.log")
-        command = [sys.executable, os.path.join(TOOLS, "run"), *args, "--iso", iso,
+        command = [sys.executable, entry_script("run"), *args, "--iso", iso,
                    "--kernel", kernel, "--quiet", "--log", log, "--cmdline", CMDLINE]
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, check=False)
@@ -199,7 +198,3 @@ def main(argv=None):
         all_seeds["format"].append((f"format-{index:02d}", data))
     write_corpus(args.out, all_seeds)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

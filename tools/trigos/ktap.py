@@ -9,9 +9,8 @@ died half-way must never look green.  So is a run that ran no case at all, or
 whose kernel named a test=/bench= pattern that selects nothing: a typo in a CI
 job's selection must not look green either.
 
-The checker is also a module: tools/matrix and the tests load it with
-importlib.machinery.SourceFileLoader and use parse(), check() and
-junit_element().
+The checker is also a module (trigos.ktap): matrix, lava, run and the
+tests import it and use parse(), check() and junit_element().
 
 KTAP v1 as parsed here (docs/ktap.md):
 
@@ -810,20 +809,3 @@ def main(argv=None):
     sys.stdout.flush()
     print(closing_line(passed, failed, skipped))
     return 0 if all(c.ok for c in checks) else 1
-
-
-def _tolerant_output():
-    """Never die on a console encoding that cannot show a replaced byte."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
-
-
-if __name__ == "__main__":
-    _tolerant_output()
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(1)

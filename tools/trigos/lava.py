@@ -36,16 +36,15 @@ printed), 2 usage error or lava-run missing.
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TOOLS)
+from . import ktap
+from .cli import ROOT
+
 JOB_TEMPLATE = os.path.join(ROOT, "ci", "lava", "qemu-job.yaml")
 DEVICE_DICTIONARY = os.path.join(ROOT, "ci", "lava", "device-qemu.yaml")
 ISO_PLACEHOLDER = "@ISO@"
@@ -59,14 +58,6 @@ LAVA_RESULT_OF = {"pass": "pass", "fail": "fail", "error": "fail", "skip": "skip
 SHOW_DIFFERENCES = 10
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-
-def load_ktap():
-    """Import tools/ktap (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader("trigos_ktap", os.path.join(TOOLS, "trigos", "ktap.py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def lava_case_id(name):
@@ -207,7 +198,6 @@ def check_records(records, ktap, expect="pass", label="serial log"):
 
 
 def check_log(path, expect, serial_out=None):
-    ktap = load_ktap()
     with open(path, encoding="utf-8", errors="replace") as stream:
         records, problems = decode_records(stream.read().split("\n"))
     if serial_out:
@@ -337,7 +327,3 @@ def main(argv=None):
             print(f"lava: {problem}")
         return EXIT_FAILED if problems else EXIT_OK
     return check_log(args.log, args.expect, args.serial_out)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -54,8 +54,6 @@ Debugging (tools/run --gdb):
 
 import argparse
 import fnmatch
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -70,8 +68,10 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUN_TOOL = os.path.join(TOOLS, "run")
+from . import ktap
+from .cli import entry_script
+
+RUN_TOOL = entry_script("run")
 DEFAULT_RUN_TIMEOUT = 60.0      # tools/run's own default
 # tools/run's status -> verdict word.
 RUN_VERDICTS = {0: "PASS", 1: "FAIL", 2: "SKIP", 3: "CRASH", 4: "TIMEOUT", 5: "NO-VERDICT",
@@ -92,18 +92,6 @@ GDB_CONNECT_SECONDS = 120
 GDB_GRACE_SECONDS = 10
 LOG_TAIL = 10
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def load_ktap():
-    """Import tools/ktap (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader("trigos_ktap", os.path.join(TOOLS, "trigos", "ktap.py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-ktap = load_ktap()
 
 
 class ConfigError(Exception):
@@ -918,18 +906,3 @@ def main(argv=None):
     sys.stderr.flush()
     print(ktap.closing_line(passed, failed, skipped), flush=True)
     return EXIT_FAILED if failed_names or interrupted or failed else EXIT_OK
-
-
-def _tolerant_output():
-    """Never die on a console encoding that cannot show a replaced byte."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
-
-
-if __name__ == "__main__":
-    _tolerant_output()
-    try:
-        sys.exit(main())
-    except BrokenPipeError:
-        sys.exit(1)

@@ -43,7 +43,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from .cli import ROOT
 MODEL = os.path.join(ROOT, "tests", "model", "trigger_halt.pml")
 SEARCH_TIMEOUT = 600	# seconds: far above any search here; a hang is an error
 MAX_DEPTH = "-m20000"	# far above the deepest path (about 160 steps)
@@ -327,7 +327,3 @@ def main(argv=None):
     print(f"model-check: all {len(outcomes)} checks as expected ({total:.1f} s, "
           f"{args.jobs} at a time)")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -28,8 +28,6 @@ same -smp), with -initrd and console=ttyS0.  Figures, read from the boot log:
 """
 import argparse
 import glob
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -40,7 +38,8 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from . import run
+
 KERNEL_PACKAGE = "linux-image-cloud-amd64"
 BUSYBOX_PACKAGE = "busybox-static"
 MARKER = "TRIGOS-PEER-INIT"
@@ -60,13 +59,6 @@ echo "%s cpus=$(/bin/busybox nproc)"
 class PeerUnavailable(Exception):
     """The peer's packages could not be fetched or unpacked; the reason is the message."""
 
-
-def load_tool(name):
-    loader = importlib.machinery.SourceFileLoader("trigos_" + name, os.path.join(HERE, name + ".py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 # --- Fetching and unpacking -------------------------------------------------
@@ -270,7 +262,6 @@ def boot_records(found, cpus):
 
 def qemu_command(files, initramfs, cpus):
     """tools/run's QEMU command for --boot kernel, with the peer's kernel and initramfs."""
-    run = load_tool("run")
     config = run.RunConfig(boot="kernel", kernel=files["kernel"], cpus=cpus, cpu="max",
                            memory=MEMORY_MB, cmdline=KERNEL_CMDLINE,
                            qemu_args=["-initrd", initramfs])
@@ -371,7 +362,3 @@ def main(argv=None):
             status = 1
         print(json.dumps(entry))
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

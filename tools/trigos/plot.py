@@ -20,26 +20,13 @@ links to the charts, and the quoted figures labelled as such.  Without gnuplot
 (Debian package gnuplot-nox) the charts are skipped and the report says so.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load_bench():
-    loader = importlib.machinery.SourceFileLoader("trigos_bench", os.path.join(HERE, "bench.py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+from . import bench
 
 
 class Chart:
@@ -313,7 +300,3 @@ def main(argv=None):
             out.write(report_markdown(report, chart_list, link, problems))
         sys.stderr.write("plot: report written to %s\n" % args.report)
     return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -248,7 +248,3 @@ def main(argv):
         handle.write(text)
     os.replace(temporary, output)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

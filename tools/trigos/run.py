@@ -51,8 +51,6 @@ configuration without booting.
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
@@ -71,18 +69,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-
-def load_sibling(name):
-    """Import tools/NAME (a file without .py) as a module."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bochs = load_sibling("bochs")     # the Bochs machine (--emulator bochs)
+from . import bochs             # the Bochs machine (--emulator bochs)
+from . import screencheck
 
 # Exit statuses of this tool.
 EXIT_PASS = 0
@@ -555,10 +543,6 @@ def verdict_from_log(data):
     return RESULT_EXITS[word], word
 
 
-def load_screencheck():
-    return load_sibling("screencheck")
-
-
 
 class ScreenCapture(threading.Thread):
     """Over QMP: wait for the guest's shutdown (or request()), take the screendump, quit QEMU."""
@@ -936,7 +920,6 @@ def config_from_args(args, ovmf_vars=None):
 
 def check_picture(path, expected_word):
     """Compare the banner in the picture at @path with @expected_word; a message or None."""
-    screencheck = load_screencheck()
     try:
         word, explanation = screencheck.check_file(path)
     except (OSError, screencheck.PictureError) as error:
@@ -1395,21 +1378,3 @@ def main(argv=None):
         print(f"run: stopped by signal {stop.args[0]}; "
               f"{'Bochs' if args.emulator == 'bochs' else 'QEMU'} was killed", file=sys.stderr)
         return 128 + stop.args[0]
-
-
-def _tolerant_output():
-    """Never die on a console encoding that cannot show a replaced byte."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
-
-
-if __name__ == "__main__":
-    _tolerant_output()
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("run: interrupted; the emulator was killed", file=sys.stderr)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(1)

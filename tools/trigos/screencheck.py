@@ -131,7 +131,3 @@ def main(argv):
         print("screencheck: expected %s" % expect)
         return EXIT_MISMATCH
     return EXIT_MATCH
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -26,8 +26,6 @@ Exit status: 0 every boot passed, 1 some boot failed or hung, 2 usage error.
 
 import argparse
 import dataclasses
-import importlib.machinery
-import importlib.util
 import json
 import os
 import random
@@ -39,20 +37,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from . import matrix
+from .cli import TOOLS
+
 # The kernel picks seeds below this itself (kernel/boot/options.c); the soak does too.
 SEED_LIMIT = 1000000
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _SEED_WORD = re.compile(r"seed=\S*")
 
-
-def load_matrix():
-    """Import tools/matrix (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader("trigos_matrix", os.path.join(TOOLS, "trigos", "matrix.py"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def candidates(entries, include_expectations=False):
@@ -183,7 +175,6 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    matrix = load_matrix()
     try:
         entries = matrix.load_config(args.config)
     except matrix.ConfigError as error:
@@ -262,7 +253,3 @@ def main(argv=None):
         stream.write("\n".join(lines) + "\n")
     bad = summary["failures"] or summary["hangs"] or interrupted
     return EXIT_FAILED if bad else EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

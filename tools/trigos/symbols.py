@@ -64,13 +64,13 @@ def layout(lines):
     return {(name, address) for address, _, name in read_nm(lines) if name not in TABLE_SYMBOLS}
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--empty", action="store_true", help="emit an empty table")
     parser.add_argument("--same-layout", metavar="PASS1_NM",
                         help="check that stdin's symbols match PASS1_NM outside the table")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     if args.same_layout:
         with open(args.same_layout) as first:
@@ -84,7 +84,3 @@ def main():
         return 0
     emit_table([] if args.empty else text_symbols(sys.stdin), sys.stdout)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

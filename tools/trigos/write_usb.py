@@ -357,11 +357,3 @@ def main(argv=None):
     print(f"write-usb: verified: {target} reads back the ISO ({iso_size} bytes, SHA-256 "
           f"{expected[:16]}...); it can be removed now", file=sys.stderr)
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("\nwrite-usb: interrupted (the stick may hold a partial image)", file=sys.stderr)
-        sys.exit(130)

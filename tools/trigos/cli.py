@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+"""What every tool shares: where the tree is, and how an entry script runs a tool.
+
+tools/NAME is a thin entry script: it puts tools/ on sys.path, imports
+trigos.NAME (its main(argv=None) returns the exit status) and hands that
+main to start().  Modules import each other as trigos.* modules, so each is
+loaded once however many tools use it.
+"""
+import os
+import sys
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(TOOLS)
+
+
+def entry_script(name):
+    """The path of tools/@name, for running a tool as its own process."""
+    return os.path.join(TOOLS, name)
+
+
+def tolerant_output():
+    """Never die on a console encoding that cannot show a replaced byte."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
+def start(main, *, tolerant=False, interrupted=None, broken_pipe=False):
+    """Run a tool's @main with the command line's arguments and exit with its status.
+
+    @tolerant: replace what the console encoding cannot show (tools that
+    echo a guest's bytes).  @interrupted: exit 130 on Ctrl-C, first printing
+    this text if it is not empty (None lets Python report the interrupt).
+    @broken_pipe: exit 1, quietly, when the reader of stdout went away.
+    """
+    if tolerant:
+        tolerant_output()
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        if interrupted is None:
+            raise
+        if interrupted:
+            print(interrupted, file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        if not broken_pipe:
+            raise
+        sys.exit(1)
