@@ -144,6 +144,22 @@ def _decode(data):
     return data
 
 
+def last_line(data):
+    """(line number, text) of the last non-blank line of a log (bytes or str).
+
+    The one rule for a log's last line, which must be the '# RESULT:' line
+    (tools/run's verdict uses it too): lines end at LF, a trailing CR is
+    removed, a line of nothing but spaces, tabs and CRs is blank.  (0, "")
+    when every line is blank.
+    """
+    lines = _decode(data).split("\n")
+    for number in range(len(lines) - 1, -1, -1):
+        stripped = lines[number].rstrip("\r")
+        if not _blank(stripped):
+            return number + 1, stripped
+    return 0, ""
+
+
 def _classify(content):
     """Return (kind, match-or-text) for a line with its indentation removed."""
     if content == KTAP_HEADER:
@@ -309,12 +325,7 @@ def parse(data, label="log"):
         lines.pop()
     doc = Document(label=label, root=Test(name=label, level=0, has_body=True))
     doc.line_count = len(lines)
-    for number in range(len(lines) - 1, -1, -1):
-        stripped = lines[number].rstrip("\r")
-        if not _blank(stripped):
-            doc.last_line = stripped
-            doc.last_line_number = number + 1
-            break
+    doc.last_line_number, doc.last_line = last_line(text)
 
     parser = _Parser(doc)
     for index, raw in enumerate(lines):

@@ -70,6 +70,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import bochs             # the Bochs machine (--emulator bochs)
+from . import ktap
 from . import screencheck
 
 # Exit statuses of this tool.
@@ -489,15 +490,6 @@ def describe_qemu_status(status):
     return f"QEMU exited with status {status} and no verdict"
 
 
-def last_nonempty_line(data):
-    """The last non-blank line of a log (bytes), decoded, without its '\\r'."""
-    for line in reversed(data.decode("utf-8", errors="replace").split("\n")):
-        line = line.rstrip("\r")
-        if line.strip(" \t"):       # the same rule as tools/ktap's
-            return line
-    return ""
-
-
 def cross_check(qemu_status, last_line):
     """Compare the exit verdict with the log's last line.
 
@@ -509,7 +501,7 @@ def cross_check(qemu_status, last_line):
     if word is None:
         return code, describe_qemu_status(qemu_status)
     accepted = QEMU_VERDICTS[qemu_status][2]
-    if last_line.rstrip() in [f"# RESULT: {value}" for value in accepted]:
+    if last_line.rstrip() in [ktap.RESULT_PREFIX + value for value in accepted]:
         return code, None
     shown = last_line if len(last_line) <= 200 else last_line[:200] + "..."
     message = (f"QEMU's exit status {qemu_status} says {word}, but the log's last line is "
@@ -529,8 +521,8 @@ def verdict_from_log(data):
     "# RESULT: PASS" after totals with nothing passed and something skipped
     is the all-skipped status, as QEMU's 37 would have said.
     """
-    last = last_nonempty_line(data).rstrip()
-    word = last[len("# RESULT: "):] if last.startswith("# RESULT: ") else None
+    last = ktap.last_line(data)[1].rstrip()
+    word = last[len(ktap.RESULT_PREFIX):] if last.startswith(ktap.RESULT_PREFIX) else None
     if word not in RESULT_EXITS:
         return EXIT_NO_VERDICT, None
     if word == "PASS":
@@ -1049,7 +1041,7 @@ def run_qemu(config, args, workdir):
             if message:
                 code = EXIT_NO_VERDICT
     else:
-        code, message = cross_check(status, last_nonempty_line(data))
+        code, message = cross_check(status, ktap.last_line(data)[1])
         word = verdict_for_exit(status)[1]
     if qemu_messages:
         print(f"run: QEMU said:\n{qemu_messages}", file=sys.stderr)
@@ -1141,9 +1133,9 @@ def judge_bochs(ended, detail, data, finished, bochs_status):
     (tools/trigos/bochs.py, BochsLog); @data: the serial log; @finished: Bochs or the
     machine ended before the timeout.
     """
-    last = last_nonempty_line(data).rstrip()
+    last = ktap.last_line(data)[1].rstrip()
     if not finished:
-        if last.startswith("# RESULT: "):
+        if last.startswith(ktap.RESULT_PREFIX):
             return EXIT_TIMEOUT, None, (
                 f"the log ends with its verdict ('{last}') but nothing ended Bochs: a kernel "
                 f"not told machine=bochs, with a CPU still running or in MWAIT, keeps a Bochs "
