@@ -36,8 +36,10 @@ import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from . import verdict
+from .verdict import RESULT_PREFIX
+
 KTAP_HEADER = "KTAP version 1"
-RESULT_PREFIX = "# RESULT: "
 INDENT_WIDTH = 4
 # Deeper nesting than this is garbage, not KTAP (trigos nests 2 levels): it
 # fails the log instead of being built into a tree whose recursive checks
@@ -568,38 +570,39 @@ def check(doc, skip_only="warn"):
 
     result.where = _stop_location(doc)
     result.dump = [text for _, text in doc.trailing_diagnostics]
-    verdict = []
+    findings = []
     last = doc.last_line
     if doc.result_lines and doc.result_lines[-1][0] == doc.last_line_number:
         value = doc.result_lines[-1][1]
         result.result = value
-        if value == "PASS":
+        if value == verdict.PASS:
             pass
-        elif value == "FAIL":
-            verdict.append(f"the kernel reported '# RESULT: FAIL' (line {doc.last_line_number})")
-        elif value == "CRASH":
-            verdict.append(f"the kernel crashed ('# RESULT: CRASH', line "
-                           f"{doc.last_line_number}) {result.where}")
-        elif value == "SKIP" and result.passed == 0 and result.failed == 0:
+        elif value == verdict.FAIL:
+            findings.append(f"the kernel reported '{RESULT_PREFIX}{value}' "
+                            f"(line {doc.last_line_number})")
+        elif value == verdict.CRASH:
+            findings.append(f"the kernel crashed ('{RESULT_PREFIX}{value}', line "
+                            f"{doc.last_line_number}) {result.where}")
+        elif value == verdict.SKIP and result.passed == 0 and result.failed == 0:
             pass
         else:
-            verdict.append(f"unknown verdict '# RESULT: {_shorten(value)}' "
-                           f"(line {doc.last_line_number}; expected PASS, FAIL or CRASH)")
+            findings.append(f"unknown verdict '{RESULT_PREFIX}{_shorten(value)}' "
+                            f"(line {doc.last_line_number}; expected PASS, FAIL or CRASH)")
     elif doc.result_lines:
         line, value = doc.result_lines[-1]
-        verdict.append(f"the log goes on after '# RESULT: {_shorten(value)}' (line {line}): "
-                       f"its last line ({doc.last_line_number}) is '{_shorten(last)}'")
+        findings.append(f"the log goes on after '{RESULT_PREFIX}{_shorten(value)}' (line {line}): "
+                        f"its last line ({doc.last_line_number}) is '{_shorten(last)}'")
     else:
-        verdict.append(f"no RESULT line: the kernel crashed or hung {result.where} "
-                       f"(last line {doc.last_line_number}: '{_shorten(last)}')")
+        findings.append(f"no RESULT line: the kernel crashed or hung {result.where} "
+                        f"(last line {doc.last_line_number}: '{_shorten(last)}')")
     # A selection that runs nothing, or names what does not exist, is no
     # pass whatever the kernel said: a typo in test= must not go green.
-    verdict += [f"line {line}: {_shorten(pattern)} selects no test case"
-                for line, pattern in doc.unmatched_patterns]
+    findings += [f"line {line}: {_shorten(pattern)} selects no test case"
+                 for line, pattern in doc.unmatched_patterns]
     if result.passed + result.failed + result.skipped == 0 and not doc.structure_problems and \
-            result.result in ("PASS", "FAIL", "SKIP"):
-        verdict.append("no test case ran: a run that selects nothing fails")
-    problems[:0] = verdict
+            result.result in (verdict.PASS, verdict.FAIL, verdict.SKIP):
+        findings.append("no test case ran: a run that selects nothing fails")
+    problems[:0] = findings
 
     if not problems and result.passed == 0:
         if skip_only == "fail":
@@ -768,8 +771,8 @@ def report(result, quiet=False, out=sys.stdout):
         for line in result.dump[-20:]:
             print(f"    # {_shorten(line)}", file=out)
     if not quiet:
-        verdict = "PASS" if result.ok else "FAIL"
-        print(f"{result.label}: {verdict} (pass:{result.passed} fail:{result.failed} "
+        word = verdict.PASS if result.ok else verdict.FAIL
+        print(f"{result.label}: {word} (pass:{result.passed} fail:{result.failed} "
               f"skip:{result.skipped} error:{result.errors})", file=out)
 
 

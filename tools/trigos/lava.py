@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import sys
 
-from . import ktap
+from . import ktap, verdict
 from .cli import ROOT
 
 JOB_TEMPLATE = os.path.join(ROOT, "ci", "lava", "qemu-job.yaml")
@@ -131,7 +131,7 @@ def expected_verdict(doc):
     """The "result" case LAVA must report: from the last '# RESULT:' line, or None."""
     if not doc.result_lines:
         return None
-    return "pass" if doc.result_lines[-1][1] == "PASS" else "fail"
+    return "pass" if doc.result_lines[-1][1] == verdict.PASS else "fail"
 
 
 def compare_results(expected, reported, what):
@@ -180,9 +180,9 @@ def check_records(records, ktap, expect="pass", label="serial log"):
     expected = expected_results(doc)
     reported = reported_results(records, CASES_DEFINITION)
     problems += compare_results(expected, reported, CASES_DEFINITION)
-    verdict = expected_verdict(doc)
+    expected_result = expected_verdict(doc)
     verdicts = reported_results(records, VERDICT_DEFINITION)
-    want = [(VERDICT_CASE, verdict)] if verdict else []
+    want = [(VERDICT_CASE, expected_result)] if expected_result else []
     problems += compare_results(want, verdicts, VERDICT_DEFINITION)
     got = "pass" if checked.ok else "fail"
     if got != expect:

@@ -68,20 +68,21 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from . import ktap
+from . import ktap, verdict
 from .cli import entry_script
 
 RUN_TOOL = entry_script("run")
 DEFAULT_RUN_TIMEOUT = 60.0      # tools/run's own default
 # tools/run's status -> verdict word.
-RUN_VERDICTS = {0: "PASS", 1: "FAIL", 2: "SKIP", 3: "CRASH", 4: "TIMEOUT", 5: "NO-VERDICT",
-                6: "SETUP-ERROR", 7: "RESET", 8: "POWEROFF", 9: "HALT"}
+RUN_VERDICTS = verdict.RUN_STATUS_WORDS
 KEYS = ("run", "cmdline", "timeout", "groups", "expect", "expect_line", "forbid_line", "gdb",
         "gdb_line")
 REPEATABLE_KEYS = ("expect_line", "forbid_line", "gdb_line")
 # expect = WORD -> the tools/run exit status it expects.
-EXPECTATIONS = {"pass": 0, "fail": 1, "skip": 2, "crash": 3, "timeout": 4,
-                "reset": 7, "poweroff": 8, "halt": 9}
+EXPECTATIONS = {"pass": verdict.RUN_PASS, "fail": verdict.RUN_FAIL, "skip": verdict.RUN_SKIP,
+                "crash": verdict.RUN_CRASH, "timeout": verdict.RUN_TIMEOUT,
+                "reset": verdict.RUN_RESET, "poweroff": verdict.RUN_POWEROFF,
+                "halt": verdict.RUN_HALTED}
 # tools/matrix owns these tools/run options.
 RESERVED_RUN_OPTIONS = ("--log", "--quiet", "-q", "--dry-run", "--gdb")
 DEFAULT_KERNEL = os.path.join("build", "trigos.elf")     # tools/run's default
@@ -434,24 +435,24 @@ def judge(entry, status, run_output, log_path, seconds, outer_timeout=False, gdb
         return _judge_expectation(entry, status, check, run_lines, line_problems, log_path,
                                   seconds, outer_timeout)
     if outer_timeout:
-        verdict = "TIMEOUT"
+        word = verdict.RUN_STATUS_WORDS[verdict.RUN_TIMEOUT]
         reasons = [f"tools/run did not end within {seconds:.0f} s and was killed"]
-    elif status in (0, 2) and check.ok and line_problems:
-        verdict = "FAIL"
+    elif status in (verdict.RUN_PASS, verdict.RUN_SKIP) and check.ok and line_problems:
+        word = verdict.FAIL
         reasons = []
-    elif status in (0, 2) and check.ok:
-        verdict = "SKIP" if status == 2 or check.passed == 0 else "PASS"
+    elif status in (verdict.RUN_PASS, verdict.RUN_SKIP) and check.ok:
+        word = verdict.SKIP if status == verdict.RUN_SKIP or check.passed == 0 else verdict.PASS
         reasons = []
-    elif status in (0, 2):
-        verdict = "FAIL"
+    elif status in (verdict.RUN_PASS, verdict.RUN_SKIP):
+        word = verdict.FAIL
         reasons = ["the log check failed"]
     else:
-        verdict = RUN_VERDICTS.get(status, "ERROR")
-        reasons = [f"tools/run exited with status {status} ({verdict})"]
+        word = RUN_VERDICTS.get(status, "ERROR")
+        reasons = [f"tools/run exited with status {status} ({word})"]
         if status is not None and status < 0:
             reasons = [f"tools/run was killed by signal {-status}"]
-    ok = verdict in ("PASS", "SKIP")
-    outcome = Outcome(entry.name, verdict, ok, check.passed, check.failed, check.skipped,
+    ok = word in (verdict.PASS, verdict.SKIP)
+    outcome = Outcome(entry.name, word, ok, check.passed, check.failed, check.skipped,
                       seconds, log_path, check=check)
     if not ok:
         outcome.failed = max(outcome.failed, 1)
@@ -472,7 +473,7 @@ def _judge_expectation(entry, status, check, run_lines, line_problems, log_path,
     if check.document is not None:
         note += (f"; not counted: the log's pass:{check.passed} fail:{check.failed} "
                  f"skip:{check.skipped}")
-    outcome = Outcome(entry.name, "PASS" if ok else "FAIL", ok, passed=1 if ok else 0,
+    outcome = Outcome(entry.name, verdict.PASS if ok else verdict.FAIL, ok, passed=1 if ok else 0,
                       failed=0 if ok else 1, seconds=seconds, log=log_path, check=check,
                       expect=entry.expect, note=note)
     if not ok:
@@ -655,7 +656,7 @@ def check_step(status_path, log_path):
     tests), plus Python unittest's "Ran N tests" summary if present (the tool
     tests).  A non-zero status is a failure, with at least one failed case.
     """
-    outcome = Outcome("make-check", "PASS", True, log=log_path or "", seconds=None)
+    outcome = Outcome("make-check", verdict.PASS, True, log=log_path or "", seconds=None)
     status = 0
     if status_path:
         try:
@@ -689,7 +690,7 @@ def check_step(status_path, log_path):
             outcome.details = [f"log | {line}" for line in lines if line.strip()][-LOG_TAIL:]
     if status is None or status != 0 or outcome.reasons or outcome.failed:
         outcome.ok = False
-        outcome.verdict = "FAIL"
+        outcome.verdict = verdict.FAIL
         if status:
             outcome.reasons.insert(0, f"make check exited with status {status}")
         outcome.failed = max(outcome.failed, 1)

@@ -72,18 +72,19 @@ from dataclasses import dataclass, field
 from . import bochs             # the Bochs machine (--emulator bochs)
 from . import ktap
 from . import screencheck
+from . import verdict
 
 # Exit statuses of this tool.
-EXIT_PASS = 0
-EXIT_FAIL = 1
-EXIT_SKIP = 2           # every case skipped
-EXIT_CRASH = 3
-EXIT_TIMEOUT = 4
-EXIT_NO_VERDICT = 5     # QEMU ended without a verdict, or verdict and log disagree
-EXIT_SETUP = 6          # bad arguments or missing files: QEMU was not started
-EXIT_RESET = 7          # the guest reset the machine (QMP SHUTDOWN reason guest-reset)
-EXIT_POWEROFF = 8       # the guest powered the machine off (reason guest-shutdown)
-EXIT_HALTED = 9         # every vCPU halted with interrupts off; QEMU was killed
+EXIT_PASS = verdict.RUN_PASS
+EXIT_FAIL = verdict.RUN_FAIL
+EXIT_SKIP = verdict.RUN_SKIP            # every case skipped
+EXIT_CRASH = verdict.RUN_CRASH
+EXIT_TIMEOUT = verdict.RUN_TIMEOUT
+EXIT_NO_VERDICT = verdict.RUN_NO_VERDICT    # no verdict, or verdict and log disagree
+EXIT_SETUP = verdict.RUN_SETUP          # bad arguments or missing files: QEMU was not started
+EXIT_RESET = verdict.RUN_RESET          # the guest reset the machine (QMP reason guest-reset)
+EXIT_POWEROFF = verdict.RUN_POWEROFF    # the guest powered the machine off (guest-shutdown)
+EXIT_HALTED = verdict.RUN_HALTED        # every vCPU halted with interrupts off; QEMU was killed
 
 # QMP SHUTDOWN reasons (QEMU's ShutdownCause) -> (exit status, what happened).
 SHUTDOWN_REASONS = {
@@ -93,11 +94,12 @@ SHUTDOWN_REASONS = {
 HALT_POLL_SECONDS = 1.0
 
 # QEMU exit status -> (our exit status, verdict word, the RESULT lines it may end with).
+# 33: PASS, 35: FAIL, 37: SKIP (the log says PASS, or SKIP), 39: CRASH.
 QEMU_VERDICTS = {
-    33: (EXIT_PASS, "PASS", ("PASS",)),
-    35: (EXIT_FAIL, "FAIL", ("FAIL",)),
-    37: (EXIT_SKIP, "SKIP", ("PASS", "SKIP")),
-    39: (EXIT_CRASH, "CRASH", ("CRASH",)),
+    verdict.qemu_exit_status(word): (
+        verdict.RUN_STATUS_OF[word], word,
+        verdict.SKIP_RESULT_WORDS if word == verdict.SKIP else (verdict.RESULT_WORDS[word],))
+    for word in verdict.VERDICTS
 }
 
 QEMU = "qemu-system-x86_64"
@@ -501,17 +503,18 @@ def cross_check(qemu_status, last_line):
     if word is None:
         return code, describe_qemu_status(qemu_status)
     accepted = QEMU_VERDICTS[qemu_status][2]
-    if last_line.rstrip() in [ktap.RESULT_PREFIX + value for value in accepted]:
+    if last_line.rstrip() in [verdict.RESULT_PREFIX + value for value in accepted]:
         return code, None
     shown = last_line if len(last_line) <= 200 else last_line[:200] + "..."
     message = (f"QEMU's exit status {qemu_status} says {word}, but the log's last line is "
-               f"'{shown}', not '# RESULT: {accepted[0]}'")
+               f"'{shown}', not '{verdict.RESULT_PREFIX}{accepted[0]}'")
     if code in (EXIT_PASS, EXIT_SKIP):
         return EXIT_NO_VERDICT, message
     return code, message
 
 
-RESULT_EXITS = {"PASS": EXIT_PASS, "FAIL": EXIT_FAIL, "CRASH": EXIT_CRASH}
+# The word on the RESULT line -> this tool's status (SKIP is told by the totals).
+RESULT_EXITS = {word: verdict.RUN_STATUS_OF[word] for word in verdict.RESULT_WORDS.values()}
 _TOTALS = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) skip:(\d+)")
 
 
@@ -522,15 +525,15 @@ def verdict_from_log(data):
     is the all-skipped status, as QEMU's 37 would have said.
     """
     last = ktap.last_line(data)[1].rstrip()
-    word = last[len(ktap.RESULT_PREFIX):] if last.startswith(ktap.RESULT_PREFIX) else None
+    word = last[len(verdict.RESULT_PREFIX):] if last.startswith(verdict.RESULT_PREFIX) else None
     if word not in RESULT_EXITS:
         return EXIT_NO_VERDICT, None
-    if word == "PASS":
+    if word == verdict.PASS:
         for line in reversed(data.decode("utf-8", errors="replace").split("\n")):
             totals = _TOTALS.match(line.rstrip("\r"))
             if totals:
                 if int(totals.group(1)) == 0 and int(totals.group(3)) > 0:
-                    return EXIT_SKIP, "SKIP"
+                    return EXIT_SKIP, verdict.SKIP
                 break
     return RESULT_EXITS[word], word
 
@@ -1037,7 +1040,7 @@ def run_qemu(config, args, workdir):
         elif not capture.taken:
             code, message = EXIT_NO_VERDICT, f"no screendump: {capture.error or 'not taken'}"
         else:
-            message = check_picture(args.screendump, "PASS" if word == "SKIP" else word)
+            message = check_picture(args.screendump, verdict.RESULT_WORDS[word])
             if message:
                 code = EXIT_NO_VERDICT
     else:
@@ -1135,18 +1138,18 @@ def judge_bochs(ended, detail, data, finished, bochs_status):
     """
     last = ktap.last_line(data)[1].rstrip()
     if not finished:
-        if last.startswith(ktap.RESULT_PREFIX):
+        if last.startswith(verdict.RESULT_PREFIX):
             return EXIT_TIMEOUT, None, (
                 f"the log ends with its verdict ('{last}') but nothing ended Bochs: a kernel "
                 f"not told machine=bochs, with a CPU still running or in MWAIT, keeps a Bochs "
                 f"machine on until the timeout")
         return EXIT_TIMEOUT, None, None
     if ended == bochs.ENDED_RESET:
-        return EXIT_RESET, "RESET", f"machine reset (Bochs: {detail}); Bochs was killed"
+        return EXIT_RESET, verdict.RUN_STATUS_WORDS[EXIT_RESET], f"machine reset (Bochs: {detail}); Bochs was killed"
     if ended == bochs.ENDED_POWEROFF:
-        return EXIT_POWEROFF, "POWEROFF", f"machine powered off (Bochs: {detail})"
+        return EXIT_POWEROFF, verdict.RUN_STATUS_WORDS[EXIT_POWEROFF], f"machine powered off (Bochs: {detail})"
     if ended == bochs.ENDED_HALT:
-        return EXIT_HALTED, "HALT", f"machine halted ({detail}, in Bochs's log); Bochs was killed"
+        return EXIT_HALTED, verdict.RUN_STATUS_WORDS[EXIT_HALTED], f"machine halted ({detail}, in Bochs's log); Bochs was killed"
     if ended == bochs.ENDED_PANIC:
         return EXIT_NO_VERDICT, None, f"Bochs panicked: {detail}"
     if ended == bochs.ENDED_SHUTDOWN_PORT:

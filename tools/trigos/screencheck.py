@@ -16,10 +16,12 @@ without --expect), 1 it shows another one, 2 no banner, 3 unreadable file.
 import sys
 from collections import Counter
 
+from . import verdict
+
 BANNER_COLORS = {
-    (0x00, 0xA0, 0x00): "PASS",
-    (0xD0, 0x00, 0x00): "FAIL",
-    (0xB0, 0x00, 0xB0): "CRASH",
+    (0x00, 0xA0, 0x00): verdict.PASS,
+    (0xD0, 0x00, 0x00): verdict.FAIL,
+    (0xB0, 0x00, 0xB0): verdict.CRASH,
 }
 TEXT_COLOR = (0xFF, 0xFF, 0xFF)
 BANNER_MIN_SHARE = 0.10         # of the screen's pixels
