@@ -10,3 +10,15 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
+
+
+def read_data(name):
+    """The text of tools/tests/data/@name as stored (CR LF line ends kept)."""
+    with open(os.path.join(DATA, name), encoding="utf-8", newline="") as file:
+        return file.read()
+
+
+def read_data_bytes(name):
+    """The bytes of tools/tests/data/@name."""
+    with open(os.path.join(DATA, name), "rb") as file:
+        return file.read()

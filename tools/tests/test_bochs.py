@@ -14,7 +14,7 @@ import textwrap
 import time
 import unittest
 
-from tools.tests import TOOLS
+from tools.tests import TOOLS, read_data
 from trigos import bochs, run
 
 RUN = os.path.join(TOOLS, "run")
@@ -22,12 +22,8 @@ MATRIX = os.path.join(TOOLS, "matrix")
 REPOSITORY = os.path.dirname(TOOLS)
 
 
-PASS_LOG = ("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: alpha\n    1..1\n"
-            "    ok 1 one\n    # alpha: pass:1 fail:0 skip:0 total:1\nok 1 alpha\n"
-            "# Totals: pass:1 fail:0 skip:0 total:1\n# RESULT: PASS\n")
-BOCHS_START = ("00000000000i[      ] reading configuration from bochsrc\n"
-               "00000000000i[SYS   ] bx_pc_system_c::Reset(HARDWARE) called\n"
-               "00000000000i[CPU0  ] cpu hardware reset\n")
+PASS_LOG = read_data("bochs/pass.log")
+BOCHS_START = read_data("bochs/bochs-start.txt")
 
 
 def config(**changes):
@@ -79,22 +75,7 @@ class BochsrcTest(unittest.TestCase):
         self.assertFalse(os.path.exists("/b/derived.iso"))
 
 
-ISO_CFG = """# the ISO's own grub.cfg
-serial --unit=0 --speed=115200
-terminal_output serial console
-insmod multiboot2
-
-set timeout=0
-
-menuentry "trigos: all tests" {
-	multiboot2 /boot/trigos.elf
-	boot
-}
-
-menuentry "halt" {
-	multiboot2 /boot/trigos.elf exit=halt
-}
-"""
+ISO_CFG = read_data("bochs/iso-grub.cfg")
 
 
 class GrubCfgTest(unittest.TestCase):

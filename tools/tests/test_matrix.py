@@ -11,7 +11,7 @@ import textwrap
 import unittest
 import xml.etree.ElementTree as ET
 
-from tools.tests import TOOLS
+from tools.tests import TOOLS, read_data, read_data_bytes
 # The fake QEMU and its fixture live in test_run.py (imported as a module, so
 # that its own tests are not collected here a second time).
 from tools.tests import test_run
@@ -205,12 +205,7 @@ class ScheduleTest(unittest.TestCase):
 class LineMatchTest(unittest.TestCase):
     """expect_line / forbid_line against a log, without booting anything."""
 
-    LOG = (b"\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
-           b"KTAP version 1\n"
-           b"    # Subtest: alpha\n"
-           b"    ok 1 one   \r\n"
-           b"\tnot ok 2 two [cpu 1]\n"
-           b"# RESULT: FAIL\n")
+    LOG = read_data_bytes("matrix/line-match.log")
 
     def setUp(self):
         self.tmp = test_run.tempfile.TemporaryDirectory()
@@ -326,16 +321,7 @@ time.sleep(float(os.environ.get("FAKE_GDB_SLEEP", "0")))
 sys.exit(int(os.environ.get("FAKE_GDB_STATUS", "0")))
 """.replace("PYTHON", sys.executable)
 
-GOOD_SESSION = """0x000000000000fff0 in ?? ()
-Breakpoint 1 at 0x109a40: file kernel/main.c, line 35.
-
-Thread 1 hit Breakpoint 1, kmain (magic=920085129, info_physical=6542736) at kernel/main.c:35
-#1  0x0000000000100244 in long_mode_entry () at kernel/arch/x86/entry.S:243
-[Switching to Thread 1.2]
-
-Thread 2 hit Breakpoint 2, ap_online (cpu=cpu@entry=0x1b1940 <cpus+320>) at kernel/smp/smp.c:247
-[Inferior 1 (process 1) detached]
-"""
+GOOD_SESSION = read_data("gdb/kmain-and-ap-session.txt")
 
 
 class GdbSessionTest(unittest.TestCase):

@@ -5,7 +5,6 @@ import struct
 import tempfile
 import unittest
 
-from tools.tests import TOOLS  # noqa: F401 (puts tools/ on sys.path)
 from trigos import psf2c
 
 

@@ -10,7 +10,6 @@ import tempfile
 import threading
 import unittest
 
-from tools.tests import TOOLS  # noqa: F401 (puts tools/ on sys.path)
 from trigos import run, screencheck
 
 
