@@ -6,6 +6,7 @@ trigos.NAME (its main(argv=None) returns the exit status) and hands that
 main to start().  Modules import each other as trigos.* modules, so each is
 loaded once however many tools use it.
 """
+import argparse
 import os
 import sys
 
@@ -16,6 +17,21 @@ ROOT = os.path.dirname(TOOLS)
 def entry_script(name):
     """The path of tools/@name, for running a tool as its own process."""
     return os.path.join(TOOLS, name)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse whose usage errors exit with @usage_status instead of 2.
+
+    tools/run's 2 means 'every case skipped', so its usage errors say 6.
+    """
+
+    def __init__(self, *args, usage_status=2, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.usage_status = usage_status
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
 
 
 def tolerant_output():

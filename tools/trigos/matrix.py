@@ -69,6 +69,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from . import ktap, verdict
+from . import cli
 from .cli import entry_script
 
 RUN_TOOL = entry_script("run")
@@ -757,14 +758,9 @@ def write_expectation_junit(path, outcome):
     tree.write(path, encoding="utf-8", xml_declaration=True)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def parse_args(argv=None):
-    parser = _Parser(
+    parser = cli.ArgumentParser(
+        usage_status=EXIT_USAGE,
         prog="matrix",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Boot trigos in every configuration of CONFIG (through tools/run),\n"

@@ -70,6 +70,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import bochs             # the Bochs machine (--emulator bochs)
+from . import cli
 from . import ktap
 from . import screencheck
 from . import verdict
@@ -787,16 +788,9 @@ def default_log_path():
     return os.path.join("build", "logs", f"run-{stamp}-{os.getpid()}.log")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors exit with EXIT_SETUP (2 means 'all skipped' here)."""
-
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_SETUP, f"{self.prog}: error: {message}\n")
-
-
 def parse_args(argv=None):
-    parser = _Parser(
+    parser = cli.ArgumentParser(
+        usage_status=EXIT_SETUP,    # 2 means 'all skipped' here
         prog="run",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Boot trigos in QEMU (TCG by default) or Bochs, stream its serial console "
