@@ -15,7 +15,7 @@ from tools.tests import TOOLS, read_data, read_data_bytes
 # The fake QEMU and its fixture live in test_run.py (imported as a module, so
 # that its own tests are not collected here a second time).
 from tools.tests import test_run
-from trigos import matrix
+from trigos import matrix, qemu
 
 REPO = os.path.dirname(TOOLS)
 MATRIX = os.path.join(TOOLS, "matrix")
@@ -134,7 +134,7 @@ class ConfigTest(unittest.TestCase):
         for entry in entries:
             with self.subTest(entry=entry.name):
                 args = test_run.run.parse_args(entry.run_args)
-                test_run.run.build_command(test_run.run.config_from_args(args, "vars"))
+                qemu.build_command(test_run.run.config_from_args(args, "vars"))
 
     def test_missing_config_file(self):
         with self.assertRaises(matrix.ConfigError) as raised:

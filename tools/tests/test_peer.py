@@ -1,7 +1,6 @@
 """Tests of tools/peer: the Linux boot-log reading, the initramfs writer (no QEMU, no network)."""
 import io
 import os
-import sys
 import tempfile
 import unittest
 

@@ -1,7 +1,6 @@
 """Tests of tools/plot: chart data, gnuplot scripts and the Markdown report."""
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 

@@ -10,7 +10,7 @@ import tempfile
 import threading
 import unittest
 
-from trigos import run, screencheck
+from trigos import cli, qemu, run, screencheck
 
 
 
@@ -97,20 +97,20 @@ class FindBanner(unittest.TestCase):
 
 class RunScreendumpMode(unittest.TestCase):
     def test_command_line(self):
-        command = run.build_command(run.RunConfig(screen_socket="/t/q.sock", serial="none"))
-        self.assertNotIn(run.DEBUG_EXIT_DEVICE, command)
+        command = qemu.build_command(qemu.RunConfig(screen_socket="/t/q.sock", serial="none"))
+        self.assertNotIn(qemu.DEBUG_EXIT_DEVICE, command)
         self.assertIn("-no-shutdown", command)
         self.assertIn("unix:/t/q.sock,server=on,wait=off", command)
         self.assertEqual(command[command.index("-serial") + 1], "none")
         self.assertEqual(command[command.index("-debugcon") + 1], "stdio")
-        both = run.build_command(run.RunConfig(screen_socket="/t/q.sock", qmp_socket="/t/r.sock"))
+        both = qemu.build_command(qemu.RunConfig(screen_socket="/t/q.sock", qmp_socket="/t/r.sock"))
         self.assertIn("unix:/t/r.sock,server=on,wait=off", both)   # two monitors, one each
         self.assertIn("unix:/t/q.sock,server=on,wait=off", both)
-        normal = run.build_command(run.RunConfig())
-        self.assertIn(run.DEBUG_EXIT_DEVICE, normal)
+        normal = qemu.build_command(qemu.RunConfig())
+        self.assertIn(qemu.DEBUG_EXIT_DEVICE, normal)
         self.assertNotIn("-debugcon", normal)
-        with self.assertRaises(run.UsageError):
-            run.build_command(run.RunConfig(serial="file"))
+        with self.assertRaises(cli.UsageError):
+            qemu.build_command(qemu.RunConfig(serial="file"))
 
     def test_verdict_from_log(self):
         totals = b"# Totals: pass:%d fail:0 skip:%d total:3\n"

@@ -19,7 +19,6 @@ Usage: tools/acpi-crafted [--out DIR]    write DIR/NAME.img and DIR/expect/NAME 
 import argparse
 import os
 import struct
-import sys
 
 from .cli import ROOT
 

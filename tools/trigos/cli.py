@@ -19,6 +19,10 @@ def entry_script(name):
     return os.path.join(TOOLS, name)
 
 
+class UsageError(Exception):
+    """A problem with the arguments or the files they name; nothing is started."""
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse whose usage errors exit with @usage_status instead of 2.
 

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from . import run
+from . import qemu
 
 KERNEL_PACKAGE = "linux-image-cloud-amd64"
 BUSYBOX_PACKAGE = "busybox-static"
@@ -262,10 +262,10 @@ def boot_records(found, cpus):
 
 def qemu_command(files, initramfs, cpus):
     """tools/run's QEMU command for --boot kernel, with the peer's kernel and initramfs."""
-    config = run.RunConfig(boot="kernel", kernel=files["kernel"], cpus=cpus, cpu="max",
+    config = qemu.RunConfig(boot="kernel", kernel=files["kernel"], cpus=cpus, cpu="max",
                            memory=MEMORY_MB, cmdline=KERNEL_CMDLINE,
                            qemu_args=["-initrd", initramfs])
-    return run.build_command(config)
+    return qemu.build_command(config)
 
 
 def default_timeout(cpus):

@@ -45,7 +45,7 @@ delivered to it, for a second), a Bochs panic (5).  A machine that does none
 of these (a CPU spinning or in MWAIT) runs until the timeout (4).  Options
 only QEMU has are refused (6).
 
-build_command() and, in tools/trigos/bochs.py, bochsrc() and grub_cfg() are pure (no
+qemu.build_command() and bochs.bochsrc() and grub_cfg() (tools/trigos/) are pure (no
 files, no processes) so that tools/tests can check every boot path's
 configuration without booting.
 """
@@ -67,13 +67,13 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 
 from . import bochs             # the Bochs machine (--emulator bochs)
-from . import cli
-from . import ktap
-from . import screencheck
-from . import verdict
+from . import cli, ktap, screencheck, verdict
+from .cli import UsageError
+from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
+                   build_command, cross_check, describe_qemu_status, verdict_for_exit)
+from .qmp import Qmp
 
 # Exit statuses of this tool.
 EXIT_PASS = verdict.RUN_PASS
@@ -87,156 +87,14 @@ EXIT_RESET = verdict.RUN_RESET          # the guest reset the machine (QMP reaso
 EXIT_POWEROFF = verdict.RUN_POWEROFF    # the guest powered the machine off (guest-shutdown)
 EXIT_HALTED = verdict.RUN_HALTED        # every vCPU halted with interrupts off; QEMU was killed
 
-# QMP SHUTDOWN reasons (QEMU's ShutdownCause) -> (exit status, what happened).
-SHUTDOWN_REASONS = {
-    "guest-reset": (EXIT_RESET, "machine reset"),
-    "guest-shutdown": (EXIT_POWEROFF, "machine powered off"),
-}
 HALT_POLL_SECONDS = 1.0
 
-# QEMU exit status -> (our exit status, verdict word, the RESULT lines it may end with).
-# 33: PASS, 35: FAIL, 37: SKIP (the log says PASS, or SKIP), 39: CRASH.
-QEMU_VERDICTS = {
-    verdict.qemu_exit_status(word): (
-        verdict.RUN_STATUS_OF[word], word,
-        verdict.SKIP_RESULT_WORDS if word == verdict.SKIP else (verdict.RESULT_WORDS[word],))
-    for word in verdict.VERDICTS
-}
-
-QEMU = "qemu-system-x86_64"
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
-FW_CFG_CMDLINE = "opt/trigos/cmdline"
-DEBUG_EXIT_DEVICE = "isa-debug-exit,iobase=0xf4,iosize=0x04"
 TAIL_LINES = 20
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_GDB_PORT = 1234
 GDB_CHARDEV = "gdb"             # QEMU's label for the -gdb chardev
 
-# Which Debian package provides what this tool needs (`make deps` installs them).
-PACKAGES = {QEMU: "qemu-system-x86", OVMF_CODE: "ovmf", OVMF_VARS: "ovmf"}
-
-
-class UsageError(Exception):
-    """A problem with the arguments or the files they name; QEMU is not started."""
-
-
-@dataclass
-class RunConfig:
-    """Everything that decides the QEMU command line."""
-    iso: str = "build/trigos.iso"
-    kernel: str = "build/trigos.elf"
-    cpus: int = 2
-    smp: str = None                 # raw -smp value; overrides cpus
-    accel: str = "tcg"
-    firmware: str = "bios"
-    boot: str = "cdrom"
-    memory: int = 256
-    machine: str = "pc"
-    cpu: str = None                 # -cpu model; None leaves QEMU's default (qemu64)
-    cmdline: str = None
-    qemu_args: list = field(default_factory=list)
-    serial: str = "stdio"           # "none": no UART; the log comes from debugcon
-    screen_socket: str = None       # set: screendump mode (no isa-debug-exit, -no-shutdown)
-    qemu: str = QEMU
-    ovmf_code: str = OVMF_CODE
-    ovmf_vars: str = None           # the private, writable copy of OVMF_VARS
-    qmp_socket: str = None          # QMP server socket path (None: no QMP)
-    gdb_port: int = None            # set: start halted, gdb stub on 127.0.0.1:gdb_port
-
-
-def qemu_escape(value):
-    """Escape @value for a QEMU option list (key=value,...): ',' must be doubled."""
-    return value.replace(",", ",,")
-
-
-def validate(config):
-    """Raise UsageError for combinations that cannot work."""
-    if config.boot == "kernel" and config.firmware == "uefi":
-        raise UsageError("--boot kernel needs --firmware bios: OVMF ignores -kernel here "
-                         "(use --boot cdrom or --boot usb for UEFI)")
-    if config.smp is None and config.cpus < 1:
-        raise UsageError(f"--cpus must be at least 1, not {config.cpus}")
-    if config.smp is not None and not config.smp.strip():
-        raise UsageError("--smp needs a value, e.g. \"4\" or \"6,sockets=2,cores=3\"")
-    if config.memory < 16:
-        raise UsageError(f"--memory {config.memory} MB is too little (at least 16)")
-    if config.serial not in ("stdio", "none"):
-        raise UsageError(f"--serial must be stdio or none, not {config.serial!r}")
-    if config.firmware == "uefi" and not config.ovmf_vars:
-        raise UsageError("UEFI needs a private copy of the OVMF variable store")
-    if config.gdb_port is not None and not 0 < config.gdb_port < 65536:
-        raise UsageError(f"--gdb port must be 1..65535, not {config.gdb_port}")
-
-
-def build_command(config):
-    """Return the QEMU argument list for @config (pure: touches nothing)."""
-    validate(config)
-    smp = config.smp if config.smp is not None else str(config.cpus)
-    command = [
-        config.qemu,
-        "-machine", config.machine,
-        "-accel", config.accel,
-    ]
-    if config.cpu:
-        command += ["-cpu", config.cpu]
-    command += [
-        "-smp", smp,
-        "-m", str(config.memory),
-        "-display", "none",
-        "-monitor", "none",
-    ]
-    if config.serial == "none":
-        command += ["-serial", "none", "-debugcon", "stdio"]
-    else:
-        command += ["-serial", "stdio"]
-    command += ["-no-reboot", "-nic", "none"]
-    if config.screen_socket:
-        command += ["-no-shutdown", "-qmp",
-                    f"unix:{qemu_escape(config.screen_socket)},server=on,wait=off"]
-    else:
-        command += ["-device", DEBUG_EXIT_DEVICE]
-    if config.firmware == "uefi":
-        command += [
-            "-drive", "if=pflash,format=raw,unit=0,readonly=on,"
-                      f"file={qemu_escape(config.ovmf_code)}",
-            "-drive", f"if=pflash,format=raw,unit=1,file={qemu_escape(config.ovmf_vars)}",
-        ]
-    if config.boot == "cdrom":
-        command += ["-cdrom", config.iso]
-    elif config.boot == "usb":
-        # readonly: the run must never modify the image (it is also what
-        # `make iso` produced, and parallel runs share it).
-        command += [
-            "-device", "qemu-xhci,id=xhci",
-            "-drive", f"if=none,id=usbstick,format=raw,readonly=on,file={qemu_escape(config.iso)}",
-            "-device", "usb-storage,bus=xhci.0,drive=usbstick,bootindex=1",
-        ]
-    elif config.boot == "kernel":
-        command += ["-kernel", config.kernel]
-    else:
-        raise UsageError(f"unknown boot path '{config.boot}'")
-    if config.cmdline:
-        if config.boot == "kernel":
-            command += ["-append", config.cmdline]
-        else:
-            command += ["-fw_cfg", f"name={FW_CFG_CMDLINE},string={qemu_escape(config.cmdline)}"]
-    if config.qmp_socket:
-        command += ["-qmp", f"unix:{qemu_escape(config.qmp_socket)},server=on,wait=off"]
-    command += gdb_stub_arguments(config)
-    command += list(config.qemu_args)
-    return command
-
-
 # --- gdb: --gdb[=PORT] --------------------------------------------------------
-
-def gdb_stub_arguments(config):
-    """QEMU arguments for --gdb: halted before the first instruction, the stub on
-    the loopback interface only (it gives whoever connects the whole machine)."""
-    if config.gdb_port is None:
-        return []
-    return ["-S", "-gdb", f"tcp:127.0.0.1:{config.gdb_port}"]
-
 
 def gdb_command(config):
     """The gdb command line that attaches to @config's stub, as a list.
@@ -311,207 +169,6 @@ class DebuggerWatch:
             except OSError:
                 self.attached = False
         return self.attached
-
-
-# --- QMP: what QEMU itself says happened to the machine ----------------------
-
-class Qmp:
-    """A minimal QMP client: capabilities negotiation, SHUTDOWN events, HMP commands."""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = None
-        self.buffer = b""
-        self.shutdown_reason = None
-        self.replies = []
-        self.eof = False
-
-    def connect(self, process, timeout=5.0):
-        """Connect and negotiate; False (and closed) if QEMU gives no QMP in time.
-
-        QEMU creates the socket before the guest runs.  A QEMU that already
-        printed something or exited without one (a stand-in in the tests)
-        is not waited for.
-        """
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and process.poll() is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.connect(self.path)
-            except OSError:
-                sock.close()
-                if process.stdout and select.select([process.stdout], [], [], 0.02)[0]:
-                    break
-                continue
-            self.sock = sock
-            try:
-                if self._wait_for("QMP", deadline) and \
-                        self.command("qmp_capabilities", deadline=deadline) is not None:
-                    return True
-            except OSError:
-                pass
-            break
-        self.close()
-        return False
-
-    def close(self):
-        if self.sock:
-            self.sock.close()
-            self.sock = None
-
-    def fileno(self):
-        return self.sock.fileno()
-
-    def pump(self, wait=0.0):
-        """Read what QEMU sent (waiting up to @wait s); False once the socket is closed."""
-        if not self.sock or self.eof:
-            return False
-        if wait > 0:
-            self.sock.settimeout(wait)
-        else:
-            self.sock.setblocking(False)
-        try:
-            data = self.sock.recv(65536)
-        except (BlockingIOError, socket.timeout):
-            return True
-        except OSError:
-            data = b""
-        if not data:
-            self.eof = True
-            return False
-        self.buffer += data
-        *lines, self.buffer = self.buffer.split(b"\n")
-        for line in lines:
-            self._handle(line)
-        return True
-
-    def drain(self, timeout=1.0):
-        """After QEMU exited: read everything left, up to its end of file."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and \
-                self.pump(wait=max(0.01, deadline - time.monotonic())):
-            pass
-
-    def _handle(self, line):
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(message, dict):
-            return
-        if message.get("event") == "SHUTDOWN":
-            data = message.get("data") or {}
-            self.shutdown_reason = data.get("reason")
-        elif "return" in message or "error" in message or "QMP" in message:
-            self.replies.append(message)
-
-    def _wait_for(self, key, deadline):
-        while time.monotonic() < deadline:
-            for index, message in enumerate(self.replies):
-                if key in message or (key == "return" and "error" in message):
-                    return self.replies.pop(index)
-            if not self.pump(wait=max(0.01, deadline - time.monotonic())):
-                return None
-        return None
-
-    def command(self, name, arguments=None, deadline=None):
-        """Run QMP command @name; its "return" value, or None on error or timeout."""
-        if not self.sock:
-            return None
-        request = {"execute": name}
-        if arguments:
-            request["arguments"] = arguments
-        self.sock.settimeout(2.0)
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
-        reply = self._wait_for("return", deadline or time.monotonic() + 2.0)
-        return None if reply is None or "error" in reply else reply["return"]
-
-    def halted_cpus(self):
-        """(vCPUs halted with IF clear, vCPUs) from "info registers -a", or None.
-
-        A running machine's vCPUs are read one after the other, so a first
-        look that finds them all halted is repeated with the machine stopped,
-        where the registers are one consistent picture.
-        """
-        try:
-            counts = self._registers()
-            if counts and counts[0] == counts[1] > 0 and self.command("stop") is not None:
-                counts = self._registers()
-                self.command("cont")
-        except OSError:
-            return None
-        return counts
-
-    def _registers(self):
-        text = self.command("human-monitor-command", {"command-line": "info registers -a"})
-        return parse_halted_cpus(text) if isinstance(text, str) else None
-
-
-def parse_halted_cpus(text):
-    """Count the vCPUs of an "info registers -a" dump that are halted with IF=0.
-
-    QEMU prints, per x86 vCPU, "CPU#N" and a line with the flags ("RFL=<hex>"
-    in long mode, "EFL=<hex>" otherwise) and "HLT=<0|1>"; IF is bit 9.
-    """
-    halted = total = 0
-    for block in re.split(r"^CPU#\d+\s*$", text, flags=re.MULTILINE)[1:]:
-        total += 1
-        flags = re.search(r"\b[ER]FL=([0-9a-fA-F]+)", block)
-        halt = re.search(r"\bHLT=(\d)", block)
-        if flags and halt and halt.group(1) == "1" and not int(flags.group(1), 16) & 0x200:
-            halted += 1
-    return halted, total
-
-
-def verdict_for_exit(status):
-    """Map a QEMU exit status to (exit status of this tool, verdict word)."""
-    if status in QEMU_VERDICTS:
-        code, word, _ = QEMU_VERDICTS[status]
-        return code, word
-    return EXIT_NO_VERDICT, None
-
-
-def describe_qemu_status(status):
-    """Explain a QEMU exit status that carries no verdict."""
-    if status is None:
-        return "QEMU did not exit"
-    if status < 0:
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
-        return f"QEMU was killed by {name}"
-    if status == 0:
-        return ("QEMU exited with status 0 and no verdict: the guest reset or shut down "
-                "(a triple fault under -no-reboot?)")
-    if status == 1:
-        return ("QEMU exited with status 1: QEMU failed (see its messages above), or the "
-                "kernel wrote 0 to isa-debug-exit")
-    if status & 1 and status > 1:
-        return (f"QEMU exited with status {status}: the kernel wrote the unknown value "
-                f"{status >> 1:#x} to isa-debug-exit")
-    return f"QEMU exited with status {status} and no verdict"
-
-
-def cross_check(qemu_status, last_line):
-    """Compare the exit verdict with the log's last line.
-
-    Returns (exit status, message or None).  A pass whose log does not end
-    with "# RESULT: PASS" is no pass; a disagreeing fail or crash stays a
-    failure, with a message.
-    """
-    code, word = verdict_for_exit(qemu_status)
-    if word is None:
-        return code, describe_qemu_status(qemu_status)
-    accepted = QEMU_VERDICTS[qemu_status][2]
-    if last_line.rstrip() in [verdict.RESULT_PREFIX + value for value in accepted]:
-        return code, None
-    shown = last_line if len(last_line) <= 200 else last_line[:200] + "..."
-    message = (f"QEMU's exit status {qemu_status} says {word}, but the log's last line is "
-               f"'{shown}', not '{verdict.RESULT_PREFIX}{accepted[0]}'")
-    if code in (EXIT_PASS, EXIT_SKIP):
-        return EXIT_NO_VERDICT, message
-    return code, message
 
 
 # The word on the RESULT line -> this tool's status (SKIP is told by the totals).
