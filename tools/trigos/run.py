@@ -963,7 +963,8 @@ def run_bochs(config, args, log_path, workdir):
             print(f"run: the last errors in Bochs's log {own_log_path}:\n" +
                   "\n".join(f"  | {line}" for line in watcher.errors), file=sys.stderr)
         print_tail(log_path)
-    shown = {EXIT_TIMEOUT: "TIMEOUT", EXIT_NO_VERDICT: "NO VERDICT"}.get(code, word)
+    shown = {EXIT_TIMEOUT: verdict.RUN_STATUS_WORDS[EXIT_TIMEOUT],
+             EXIT_NO_VERDICT: "NO VERDICT"}.get(code, word)
     print(f"run: {shown} (Bochs: {watcher.ended or 'no end in its log'}) in {elapsed:.2f} s; "
           f"log: {log_path}", file=sys.stderr)
     return code

@@ -37,7 +37,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from . import matrix
+from . import matrix, verdict
 from .cli import TOOLS
 
 # The kernel picks seeds below this itself (kernel/boot/options.c); the soak does too.
@@ -95,7 +95,7 @@ def classify(outcome, expect="pass"):
     """"pass", "hang" or "fail" for a tools/matrix Outcome."""
     if outcome.ok:
         return "pass"
-    if expect == "pass" and outcome.verdict == "TIMEOUT":
+    if expect == "pass" and outcome.verdict == verdict.RUN_STATUS_WORDS[verdict.RUN_TIMEOUT]:
         return "hang"
     return "fail"
 
