@@ -35,7 +35,7 @@
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 
-#include "trigger_internal.h"
+#include <arch/x86/trigger_internal.h>
 
 #define WAIT_DEPTH_MAX 4	/* nested sequences: a handler may wait inside a wait */
 
