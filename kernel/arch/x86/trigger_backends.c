@@ -37,9 +37,6 @@ bool trigger_irqs_on_window_unmarked;
 #define MSR_UMWAIT_CONTROL	0xe1
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
 #define UMWAIT_SLICE_CYCLES	(1u << 20)	/* bounds each UMWAIT/MWAITX, ~0.3 ms */
-#define KVM_CPUID_FEATURES	0x40000001
-#define KVM_FEATURE_PV_UNHALT	(1u << 7)
-#define KVM_HC_KICK_CPU		5
 
 /* Interrupts on for the sleep only if they were on at the reset. */
 static void spin_step(const struct trigger_wait_state *state)
@@ -183,9 +180,9 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
 		 * The re-check after publishing is what closes the race with a
-		 * kick from another CPU (trigger.c); the window it opens is
-		 * closed against an NMI handler's kick on this CPU by the
-		 * marked halt (trigger_halt.S).  trigger_set_broken_hlt()
+		 * kick from another CPU (kernel/sync/trigger.c); the window it
+		 * opens is closed against an NMI handler's kick on this CPU by
+		 * the marked halt (trigger_halt.S).  trigger_set_broken_hlt()
 		 * removes the re-check so the torture can show that it finds
 		 * the lost wake-up.  The check here only spares arming a timer
 		 * for a wait that is over; the one in the window decides.
@@ -363,44 +360,6 @@ struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
 	[TRIGGER_BACKEND_UMWAIT] = { TRIGGER_BACKEND_UMWAIT, "umwait", umwait_unavailable,
 				     umwait_wait, { 0 } },
 };
-
-/* --- Waking halted waiters ----------------------------------------------------------- */
-
-/*
- * KVM's paravirtual kick (Documentation/virt/kvm/x86/hypercalls.rst in
- * Linux: KVM_HC_KICK_CPU, offered when CPUID 0x40000001 has
- * KVM_FEATURE_PV_UNHALT): the hypervisor wakes the halted vCPU directly,
- * cheaper than an IPI that it would have to emulate.  Never under TCG.
- */
-static bool pv_kick_available(void)
-{
-	static int available = -1;
-	const struct hypervisor_info *info = hypervisor_info();
-
-	if (available < 0)
-		available = info->cpuid_hypervisor_bit &&
-			    strncmp(info->signature, "KVMKVMKVM", 9) == 0 &&
-			    cpuid(0x40000000).eax >= KVM_CPUID_FEATURES &&
-			    (cpuid(KVM_CPUID_FEATURES).eax & KVM_FEATURE_PV_UNHALT);
-	return available;
-}
-
-void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
-{
-	if (cpu == cpu_id()) {
-		trigger_count_own_cpu_published();
-		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
-	}
-	if (pv_kick_available()) {
-		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
-
-		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id, amd);
-		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	if (trigger_send_wake(cpu, APIC_DELIVERY_FIXED | VECTOR_WAKE))
-		__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
-}
 
 /* --- Boot: measure, then choose ------------------------------------------------------ */
 
@@ -617,7 +576,7 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
 				  trigger_backend_name(i), missing);
 	}
-	if (pv_kick_available())
+	if (trigger_pv_kick_available())
 		ktap_note("trigger: hlt kicks through KVM's PV_UNHALT hypercall");
 }
 
