@@ -21,6 +21,7 @@
 #include <trigos/cpu.h>
 #include <trigos/cpumask.h>
 #include <trigos/irq.h>
+#include <trigos/ktap.h>
 #include <trigos/panic.h>
 #include <trigos/symbols.h>
 #include <trigos/time.h>
@@ -504,6 +505,14 @@ enum trigger_backend_id trigger_backend_current(void)
 	return __atomic_load_n(&current_backend, __ATOMIC_ACQUIRE);
 }
 
+/* What trigger_backend_boot_select() chose; tests put it back after switching. */
+static enum trigger_backend_id boot_choice = TRIGGER_BACKEND_SPIN;
+
+enum trigger_backend_id trigger_backend_boot_choice(void)
+{
+	return boot_choice;
+}
+
 enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sleeps,
 					    bool virtualized, bool memory_write_back,
 					    const char **reason)
@@ -524,6 +533,46 @@ enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sle
 	*reason = mwait_available ? "MWAIT did not sleep when measured: adaptive"
 				  : "no MONITOR/MWAIT: adaptive";
 	return TRIGGER_BACKEND_ADAPTIVE;
+}
+
+void trigger_backend_boot_select(enum trigger_backend_id requested, bool mwait_available,
+				 bool mwait_sleeps, bool virtualized, bool memory_write_back)
+{
+	const char *reason = NULL, *missing;
+	enum trigger_backend_id chosen;
+
+	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
+		if (missing == trigger_backend_memory_refusal(requested))
+			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
+				  "memory only; using auto", trigger_backend_name(requested), missing);
+		else
+			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
+				  trigger_backend_name(requested), missing);
+		requested = TRIGGER_BACKEND_AUTO;
+	}
+	if (requested == TRIGGER_BACKEND_AUTO)
+		chosen = trigger_choose_auto(mwait_available, mwait_sleeps, virtualized,
+					     memory_write_back, &reason);
+	else
+		chosen = requested;
+	trigger_backend_set(chosen);
+	boot_choice = chosen;
+	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
+		  reason ? reason : "trigger= on the command line");
+}
+
+void trigger_backends_report_unavailable(void)
+{
+	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
+		const char *missing = trigger_backend_unavailable(i);
+
+		if (missing && missing == trigger_backend_memory_refusal(i))
+			ktap_note("trigger: %s refused for this run: %s (not exercised)",
+				  trigger_backend_name(i), missing);
+		else if (missing)
+			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
+				  trigger_backend_name(i), missing);
+	}
 }
 
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters)

@@ -367,12 +367,6 @@ static volatile uint64_t mwait_probe_line[TRIGGER_CACHE_LINE / 8]
 	__attribute__((aligned(TRIGGER_CACHE_LINE)));
 static bool mwait_sleeps;
 static uint64_t spin_budget_ns;
-static enum trigger_backend_id boot_choice = TRIGGER_BACKEND_SPIN;
-
-enum trigger_backend_id trigger_backend_boot_choice(void)
-{
-	return boot_choice;
-}
 
 bool trigger_mwait_sleeps(void)
 {
@@ -515,8 +509,7 @@ static uint64_t measure_ipi_wake_ns(void)
 
 void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
 {
-	const char *reason = NULL, *missing, *memory_problem = memtype_trigger_memory_problem();
-	enum trigger_backend_id chosen;
+	const char *memory_problem = memtype_trigger_memory_problem();
 	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
 	bool have_mwait = mwait_unavailable() == NULL;
 
@@ -535,26 +528,8 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 		spin_budget_ns = MAX_SPIN_BUDGET_NS;
 	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
 
-	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
-		if (missing == trigger_backend_memory_refusal(requested))
-			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
-				  "memory only; using auto", trigger_backend_name(requested), missing);
-		else
-			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
-				  trigger_backend_name(requested), missing);
-		requested = TRIGGER_BACKEND_AUTO;
-	}
-	if (requested == TRIGGER_BACKEND_AUTO)
-		chosen = trigger_choose_auto(have_mwait, mwait_sleeps,
-					     hypervisor_info()->cpuid_hypervisor_bit,
-					     memory_problem == NULL, &reason);
-	else
-		chosen = requested;
-	trigger_backend_set(chosen);
-	boot_choice = chosen;
-
-	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
-		  reason ? reason : "trigger= on the command line");
+	trigger_backend_boot_select(requested, have_mwait, mwait_sleeps,
+				    hypervisor_info()->cpuid_hypervisor_bit, memory_problem == NULL);
 	ktap_note("trigger: spin budget %llu ns (%s); IPI wake-up of a halted CPU %llu ns",
 		  (unsigned long long)spin_budget_ns,
 		  budget_ns ? "trigger_spin_ns=" : ipi_wake_ns ? "measured" : "default, one CPU",
@@ -567,15 +542,7 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 			  "%u retried (the vCPU was stopped or another interrupt came)",
 			  mwait_probe.slept, mwait_probe.returned_at_once, mwait_probe.retried);
 	}
-	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
-		missing = trigger_backend_unavailable(i);
-		if (missing && missing == trigger_backend_memory_refusal(i))
-			ktap_note("trigger: %s refused for this run: %s (not exercised)",
-				  trigger_backend_name(i), missing);
-		else if (missing)
-			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
-				  trigger_backend_name(i), missing);
-	}
+	trigger_backends_report_unavailable();
 	if (trigger_pv_kick_available())
 		ktap_note("trigger: hlt kicks through KVM's PV_UNHALT hypercall");
 }

@@ -81,4 +81,17 @@ static inline bool trigger_moved_after_publish(const trigger_t *trigger,
 void trigger_publish(uint64_t *mask, unsigned int cpu);
 void trigger_unpublish(uint64_t *mask, unsigned int cpu);
 
+/*
+ * The boot's choice (the arch's trigger_boot_init() calls it once it has
+ * measured): @requested, or "auto" when it is, or when it cannot run here
+ * (said in a note), which trigger_choose_auto() decides from what the arch
+ * reports; selects it, remembers it for trigger_backend_boot_choice() and
+ * prints the choice and its reason.
+ */
+void trigger_backend_boot_select(enum trigger_backend_id requested, bool mwait_available,
+				 bool mwait_sleeps, bool virtualized, bool memory_write_back);
+
+/* A note for each backend that cannot run here, naming what is missing. */
+void trigger_backends_report_unavailable(void);
+
 #endif /* TRIGOS_TRIGGER_CORE_H */
