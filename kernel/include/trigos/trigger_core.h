@@ -6,6 +6,11 @@
  * backends (kernel/arch/x86/trigger_backends.c): one CPU's wait sequence,
  * the backend table, the generation and the waiter masks.  Users of
  * triggers need none of it (trigger.h, trigger_backend.h).
+ *
+ * The arch lays out struct trigger (asm/trigger.h: x86 gives the generation
+ * a cache line of its own, for MONITOR); the core uses its fields
+ * generation, ipi_waiters and nmi_waiters (TRIGGER_MASK_WORDS words each),
+ * user and unconfirmed.
  */
 
 #include <stdbool.h>
