@@ -113,6 +113,15 @@ $(BUILD)/kernel/%.o: %.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 	$(call say,CC,$<)
 
+# kernel/lib stands alone (docs/CONVENTIONS.md): it is compiled with no
+# include path but kernel/, so an include of a kernel header (trigos/...,
+# asm/...) from kernel/lib fails the build, in the kernel and on the host.
+LIB_ONLY_INCLUDES := -Ikernel
+$(foreach f,$(LIB_SOURCES),$(call kernel_object,$(f))): \
+	KERNEL_CFLAGS := $(filter-out $(INCLUDES),$(KERNEL_CFLAGS)) $(LIB_ONLY_INCLUDES)
+$(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES)): \
+	HOST_LIB_CFLAGS := $(filter-out $(INCLUDES),$(HOST_LIB_CFLAGS)) $(LIB_ONLY_INCLUDES)
+
 $(BUILD)/kernel/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@

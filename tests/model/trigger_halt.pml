@@ -90,11 +90,11 @@ mtype = {
 	W_RELOAD,	/* wait_common() after the backend: seen = generation */
 	W_FINISH,	/* trigger_finish(): IF as at the reset */
 	K_STORE,	/* a kicker: done[k] = 1, a plain store */
-	K_ADD,		/* x86_trigger_kick(): lock add generation */
+	K_ADD,		/* trigger_core_kick(): lock add generation */
 	K_LOAD_IPIW,	/* wake_published(ipi_waiters): load the mask word */
-	K_SEND_IPI,	/* trigger_wake_ipi() for the lowest bit left */
+	K_SEND_IPI,	/* arch_trigger_wake_ipi() for the lowest bit left */
 	K_LOAD_NMIW,	/* wake_published(nmi_waiters) */
-	K_SEND_NMI	/* trigger_wake_nmi() */
+	K_SEND_NMI	/* arch_trigger_wake_nmi() */
 };
 
 #ifdef MUTANT_PUBLISH_NO_FENCE
@@ -184,7 +184,7 @@ inline commit(c)
  * One step of kicker @k's kick on CPU @c; @p and @s are the kick's program
  * counter and loaded mask word, @after what @p becomes when it is done.
  * wake_published() loads a mask word once, then wakes each of its bits;
- * trigger_wake_ipi() and trigger_wake_nmi() skip the kicker's own CPU ("we
+ * arch_trigger_wake_ipi() and arch_trigger_wake_nmi() skip the kicker's own CPU ("we
  * are running, so not halted"), so its bit is dropped at the load.  The
  * count of wake NMIs (nmi_kicks_pending) only decides whether the handler
  * claims an NMI, never what a CPU does, so it is left out.

@@ -45,14 +45,7 @@
 struct ipi_cpu {
 	unsigned int handler_depth;	/* inside a registered handler */
 	bool in_icr_write;		/* between the two xAPIC ICR writes */
-	uint64_t sent;
-	uint64_t shorthand_sent;
-	uint64_t nmi_sent;
-	uint64_t received;
-	uint64_t stray;
-	uint64_t delivery_timeouts;
-	uint64_t nmi_sends;
-	uint64_t nmi_window_hits;
+	struct ipi_stats counts;	/* this CPU's share; ipi_stats_read() sums them */
 } __attribute__((aligned(64)));
 
 static struct ipi_cpu ipi_cpus[MAX_CPUS];
@@ -87,9 +80,9 @@ static void ipi_interrupt(struct interrupt_frame *frame)
 
 	/* EOI first, before the handler: why, in ipi.h. */
 	lapic_eoi();
-	count(&self->received);
+	count(&self->counts.received);
 	if (!handler) {
-		count(&self->stray);
+		count(&self->counts.stray);
 		return;
 	}
 	self->handler_depth++;
@@ -222,14 +215,14 @@ static bool icr_write_from_nmi(uint32_t apic_id, uint32_t low)
 
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != IPI_READY)
 		return false;
-	count(&self->nmi_sends);
+	count(&self->counts.nmi_sends);
 	if (lapic_mode() == APIC_MODE_X2APIC) {
 		mfence();
 		wrmsr(MSR_X2APIC_ICR, ((uint64_t)apic_id << 32) | low);
 		return true;
 	}
 	if (self->in_icr_write)
-		count(&self->nmi_window_hits);
+		count(&self->counts.nmi_window_hits);
 	saved_high = xapic[XAPIC_ICR_HIGH];
 	sent = xapic_wait_idle();
 	if (sent) {
@@ -240,7 +233,7 @@ static bool icr_write_from_nmi(uint32_t apic_id, uint32_t low)
 	}
 	xapic[XAPIC_ICR_HIGH] = saved_high;
 	if (!sent)
-		count(&self->delivery_timeouts);
+		count(&self->counts.delivery_timeouts);
 	return sent;
 }
 
@@ -289,7 +282,7 @@ static bool icr_write(uint32_t apic_id, uint32_t low)
 	}
 	local_irq_restore(enabled);
 	if (!sent) {
-		count(&self->delivery_timeouts);
+		count(&self->counts.delivery_timeouts);
 		ktap_note("ipi: cpu %u: the xAPIC ICR stayed busy for %llu ms; IPI 0x%x to APIC "
 			  "ID %u not sent", cpu_id(), ICR_IDLE_DEADLINE_NS / 1000000,
 			  low & 0x7ff, apic_id);
@@ -322,9 +315,9 @@ static bool is_nmi(uint32_t command)
 
 static bool send_unicast(unsigned int cpu, uint32_t command)
 {
-	count(&this_ipi_cpu()->sent);
+	count(&this_ipi_cpu()->counts.sent);
 	if (is_nmi(command))
-		count(&this_ipi_cpu()->nmi_sent);
+		count(&this_ipi_cpu()->counts.nmi_sent);
 	return icr_write(cpus[cpu].apic_id, command | ICR_LEVEL_ASSERT);
 }
 
@@ -363,10 +356,10 @@ static bool send_allbutself(uint32_t command)
 	if (cpus_online() < 2)
 		return true;
 	if (ipi_shorthand_usable()) {
-		count(&this_ipi_cpu()->sent);
-		count(&this_ipi_cpu()->shorthand_sent);
+		count(&this_ipi_cpu()->counts.sent);
+		count(&this_ipi_cpu()->counts.shorthand_sent);
 		if (is_nmi(command))
-			count(&this_ipi_cpu()->nmi_sent);
+			count(&this_ipi_cpu()->counts.nmi_sent);
 		return icr_write(0, command | ICR_LEVEL_ASSERT | ICR_SHORTHAND_ALL_BUT_SELF);
 	}
 	cpumask_set_online(&others);
@@ -404,8 +397,8 @@ bool ipi_send_self(unsigned int vector)
 	ipi_init();
 	if (!vector_is_valid(vector))
 		return false;
-	count(&this_ipi_cpu()->sent);
-	count(&this_ipi_cpu()->shorthand_sent);
+	count(&this_ipi_cpu()->counts.sent);
+	count(&this_ipi_cpu()->counts.shorthand_sent);
 	return icr_write(0, ICR_DELIVERY_FIXED | vector | ICR_LEVEL_ASSERT | ICR_SHORTHAND_SELF);
 }
 
@@ -454,7 +447,7 @@ void ipi_stats_read(struct ipi_stats *stats)
 {
 	*stats = (struct ipi_stats){ 0 };
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-		const struct ipi_cpu *c = &ipi_cpus[cpu];
+		const struct ipi_stats *c = &ipi_cpus[cpu].counts;
 
 		stats->sent += __atomic_load_n(&c->sent, __ATOMIC_RELAXED);
 		stats->shorthand_sent += __atomic_load_n(&c->shorthand_sent, __ATOMIC_RELAXED);

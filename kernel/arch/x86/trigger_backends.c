@@ -37,9 +37,6 @@ bool trigger_irqs_on_window_unmarked;
 #define MSR_UMWAIT_CONTROL	0xe1
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
 #define UMWAIT_SLICE_CYCLES	(1u << 20)	/* bounds each UMWAIT/MWAITX, ~0.3 ms */
-#define KVM_CPUID_FEATURES	0x40000001
-#define KVM_FEATURE_PV_UNHALT	(1u << 7)
-#define KVM_HC_KICK_CPU		5
 
 /* Interrupts on for the sleep only if they were on at the reset. */
 static void spin_step(const struct trigger_wait_state *state)
@@ -183,9 +180,9 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
 		 * The re-check after publishing is what closes the race with a
-		 * kick from another CPU (trigger.c); the window it opens is
-		 * closed against an NMI handler's kick on this CPU by the
-		 * marked halt (trigger_halt.S).  trigger_set_broken_hlt()
+		 * kick from another CPU (kernel/sync/trigger.c); the window it
+		 * opens is closed against an NMI handler's kick on this CPU by
+		 * the marked halt (trigger_halt.S).  trigger_set_broken_hlt()
 		 * removes the re-check so the torture can show that it finds
 		 * the lost wake-up.  The check here only spares arming a timer
 		 * for a wait that is over; the one in the window decides.
@@ -364,56 +361,12 @@ struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
 				     umwait_wait, { 0 } },
 };
 
-/* --- Waking halted waiters ----------------------------------------------------------- */
-
-/*
- * KVM's paravirtual kick (Documentation/virt/kvm/x86/hypercalls.rst in
- * Linux: KVM_HC_KICK_CPU, offered when CPUID 0x40000001 has
- * KVM_FEATURE_PV_UNHALT): the hypervisor wakes the halted vCPU directly,
- * cheaper than an IPI that it would have to emulate.  Never under TCG.
- */
-static bool pv_kick_available(void)
-{
-	static int available = -1;
-	const struct hypervisor_info *info = hypervisor_info();
-
-	if (available < 0)
-		available = info->cpuid_hypervisor_bit &&
-			    strncmp(info->signature, "KVMKVMKVM", 9) == 0 &&
-			    cpuid(0x40000000).eax >= KVM_CPUID_FEATURES &&
-			    (cpuid(KVM_CPUID_FEATURES).eax & KVM_FEATURE_PV_UNHALT);
-	return available;
-}
-
-void trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
-{
-	if (cpu == cpu_id()) {
-		trigger_count_own_cpu_published();
-		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
-	}
-	if (pv_kick_available()) {
-		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
-
-		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id, amd);
-		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	if (trigger_send_wake(cpu, APIC_DELIVERY_FIXED | VECTOR_WAKE))
-		__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
-}
-
 /* --- Boot: measure, then choose ------------------------------------------------------ */
 
 static volatile uint64_t mwait_probe_line[TRIGGER_CACHE_LINE / 8]
 	__attribute__((aligned(TRIGGER_CACHE_LINE)));
 static bool mwait_sleeps;
 static uint64_t spin_budget_ns;
-static enum trigger_backend_id boot_choice = TRIGGER_BACKEND_SPIN;
-
-enum trigger_backend_id trigger_backend_boot_choice(void)
-{
-	return boot_choice;
-}
 
 bool trigger_mwait_sleeps(void)
 {
@@ -556,8 +509,7 @@ static uint64_t measure_ipi_wake_ns(void)
 
 void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
 {
-	const char *reason = NULL, *missing, *memory_problem = memtype_trigger_memory_problem();
-	enum trigger_backend_id chosen;
+	const char *memory_problem = memtype_trigger_memory_problem();
 	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
 	bool have_mwait = mwait_unavailable() == NULL;
 
@@ -576,26 +528,8 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 		spin_budget_ns = MAX_SPIN_BUDGET_NS;
 	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
 
-	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
-		if (missing == trigger_backend_memory_refusal(requested))
-			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
-				  "memory only; using auto", trigger_backend_name(requested), missing);
-		else
-			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
-				  trigger_backend_name(requested), missing);
-		requested = TRIGGER_BACKEND_AUTO;
-	}
-	if (requested == TRIGGER_BACKEND_AUTO)
-		chosen = trigger_choose_auto(have_mwait, mwait_sleeps,
-					     hypervisor_info()->cpuid_hypervisor_bit,
-					     memory_problem == NULL, &reason);
-	else
-		chosen = requested;
-	trigger_backend_set(chosen);
-	boot_choice = chosen;
-
-	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
-		  reason ? reason : "trigger= on the command line");
+	trigger_backend_boot_select(requested, have_mwait, mwait_sleeps,
+				    hypervisor_info()->cpuid_hypervisor_bit, memory_problem == NULL);
 	ktap_note("trigger: spin budget %llu ns (%s); IPI wake-up of a halted CPU %llu ns",
 		  (unsigned long long)spin_budget_ns,
 		  budget_ns ? "trigger_spin_ns=" : ipi_wake_ns ? "measured" : "default, one CPU",
@@ -608,16 +542,8 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, ui
 			  "%u retried (the vCPU was stopped or another interrupt came)",
 			  mwait_probe.slept, mwait_probe.returned_at_once, mwait_probe.retried);
 	}
-	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
-		missing = trigger_backend_unavailable(i);
-		if (missing && missing == trigger_backend_memory_refusal(i))
-			ktap_note("trigger: %s refused for this run: %s (not exercised)",
-				  trigger_backend_name(i), missing);
-		else if (missing)
-			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
-				  trigger_backend_name(i), missing);
-	}
-	if (pv_kick_available())
+	trigger_backends_report_unavailable();
+	if (trigger_pv_kick_available())
 		ktap_note("trigger: hlt kicks through KVM's PV_UNHALT hypercall");
 }
 

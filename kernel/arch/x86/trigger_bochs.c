@@ -119,7 +119,7 @@ uint64_t trigger_monitorx(const volatile void *line)
  * break (ECX[0], CPUID.05H:ECX[1]) lets it end the sleep.  Published after
  * the MONITOR and its look at the generation, only when about to sleep,
  * and followed by a second look: either the kick sees the mask or the
- * waiter sees the kick (trigger.c).  The wake IPIs are counted as the
+ * waiter sees the kick (kernel/sync/trigger.c).  The wake IPIs are counted as the
  * kick's (counters.ipis).
  */
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state)

@@ -13,7 +13,7 @@
  * If that handler kicks the trigger itself, its wake-up would be lost: a
  * kick sends no IPI or NMI to the CPU it runs on (that CPU is running), and
  * the CPU would then halt until some unrelated interrupt.  So the trigger
- * NMI handler (trigger.c), finding the interrupted RIP inside a window,
+ * NMI handler (trigger_wake.c), finding the interrupted RIP inside a window,
  * resumes at the window's end, past the HLT, and sets RAX to
  * TRIGGER_HALT_MOVED_PAST: the wait returns and the caller looks again.  An
  * NMI taken during the HLT itself resumes at the window's end anyway.

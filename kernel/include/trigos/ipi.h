@@ -141,7 +141,7 @@ bool ipi_send_from_nmi(unsigned int cpu, unsigned int vector);
 bool ipi_send_nmi_from_nmi(unsigned int cpu);
 
 /**
- * struct ipi_stats - counters summed over all CPUs since boot
+ * struct ipi_stats - IPI counters since boot: one per CPU in ipi.c, summed by ipi_stats_read()
  * @sent:		IPIs sent (a shorthand counts once)
  * @shorthand_sent:	of those, with the all-excluding-self or self shorthand
  * @nmi_sent:		of those, NMIs

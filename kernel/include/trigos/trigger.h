@@ -54,7 +54,9 @@
  *
  * The generic implementation below, for architectures without
  * ARCH_HAS_TRIGGER, is the seed's: a cpu_relax() poll.  x86 defines
- * ARCH_HAS_TRIGGER (asm/trigger.h) with real backends.
+ * ARCH_HAS_TRIGGER (asm/trigger.h): its __raw_trigger_*() are the
+ * arch-neutral core (kernel/sync/trigger.c), which reaches the hardware
+ * through the arch_trigger_*() hooks and the backends.
  */
 
 #include <stdbool.h>

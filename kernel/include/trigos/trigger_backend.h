@@ -79,7 +79,7 @@ struct trigger_counters {
  *  - before_its_kick: the last return did not see a kick (an unrelated
  *    interrupt, or a spurious return) but the caller found its condition
  *    true, and the kick did come afterwards: the kicker had set the
- *    condition and was about to kick.  The kick confirms it (trigger.c);
+ *    condition and was about to kick.  The kick confirms it (kernel/sync/trigger.c);
  *  - awaiting_kick: like before_its_kick, but no kick has come since.  At
  *    the end of a suite, when every kicker is done, each of these is a
  *    sequence that ended without its kick: one rescued by something else.
@@ -189,7 +189,7 @@ void trigger_boot_init(enum trigger_backend_id requested, uint64_t spin_budget_n
 /** trigger_counters_read - the counters of @backend so far */
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters);
 
-/* Wake IPIs and NMIs whose ICR write failed (trigger.c says what is done about it). */
+/* Wake IPIs and NMIs whose ICR write failed (x86 trigger_wake.c says what is done about it). */
 struct trigger_wake_send_stats {
 	unsigned long failed_attempts;	/* ICR writes that failed */
 	unsigned long retried;		/* wake-ups sent on the second try */

@@ -2,7 +2,11 @@
 #ifndef TRIGOS_ASM_TRIGGER_H
 #define TRIGOS_ASM_TRIGGER_H
 /*
- * x86 triggers (kernel/arch/x86/trigger.c, trigger_backends.c).
+ * x86 triggers: the layout of a trigger, and the hooks through which the
+ * arch-neutral core (kernel/sync/trigger.c) reaches the hardware.  The ways
+ * of waiting are in kernel/arch/x86/trigger_backends.c, the halts in
+ * trigger_halt.S, the wake IPIs and NMIs and the NMI handler in
+ * trigger_wake.c.
  *
  * A trigger is a kick generation counter, alone in its cache line so that
  * MONITOR watches nothing else, plus two masks of the CPUs that are halting
@@ -16,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <asm/instructions.h>
 
 #define ARCH_HAS_TRIGGER 1
 
@@ -44,12 +49,13 @@ typedef struct trigger trigger_t;
 #define DEFINE_TRIGGER(name) trigger_t name = { .generation = 0 }
 #define DEFINE_TRIGGER_FOR(name, trigger_user) trigger_t name = { .user = (trigger_user) }
 
-void x86_trigger_init(trigger_t *trigger, struct trigger_user *user);
-void x86_trigger_reset(trigger_t *trigger, void *caller);
-void x86_trigger_wait(trigger_t *trigger, void *caller);
-bool x86_trigger_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *caller);
-void x86_trigger_kick(trigger_t *trigger);
-void x86_trigger_finish(trigger_t *trigger, void *caller);
+/* The core (kernel/sync/trigger.c): @site is the call site, for misuse reports. */
+void trigger_core_init(trigger_t *trigger, struct trigger_user *user);
+void trigger_core_reset(trigger_t *trigger, void *site);
+void trigger_core_wait(trigger_t *trigger, void *site);
+bool trigger_core_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *site);
+void trigger_core_kick(trigger_t *trigger);
+void trigger_core_finish(trigger_t *trigger, void *site);
 
 /*
  * The address of the call site, for misuse reports that name both calls:
@@ -58,11 +64,47 @@ void x86_trigger_finish(trigger_t *trigger, void *caller);
  */
 #define TRIGGER_CALL_SITE() ({ __label__ call_site; call_site: (void *)&&call_site; })
 
-#define __raw_trigger_init(t, user)		x86_trigger_init(t, user)
-#define __raw_trigger_reset(t)			x86_trigger_reset(t, TRIGGER_CALL_SITE())
-#define __raw_trigger_wait(t)			x86_trigger_wait(t, TRIGGER_CALL_SITE())
-#define __raw_trigger_wait_timeout(t, d)	x86_trigger_wait_timeout(t, d, TRIGGER_CALL_SITE())
-#define __raw_trigger_kick(t)			x86_trigger_kick(t)
-#define __raw_trigger_finish(t)			x86_trigger_finish(t, TRIGGER_CALL_SITE())
+#define __raw_trigger_init(t, user)		trigger_core_init(t, user)
+#define __raw_trigger_reset(t)			trigger_core_reset(t, TRIGGER_CALL_SITE())
+#define __raw_trigger_wait(t)			trigger_core_wait(t, TRIGGER_CALL_SITE())
+#define __raw_trigger_wait_timeout(t, d)	trigger_core_wait_timeout(t, d, TRIGGER_CALL_SITE())
+#define __raw_trigger_kick(t)			trigger_core_kick(t)
+#define __raw_trigger_finish(t)			trigger_core_finish(t, TRIGGER_CALL_SITE())
+
+/* --- What the core asks of x86 (kernel/arch/x86/trigger_wake.c) ------------ */
+
+struct trigger_counters;
+
+/**
+ * arch_trigger_wake_ipi - a kick's wake-up for @cpu, published in a
+ * trigger's ipi_waiters (it halts with interrupts enabled): a wake IPI, or
+ * KVM's PV kick; nothing if @cpu is the kicker's own.  Counted in @counters.
+ */
+void arch_trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters);
+
+/**
+ * arch_trigger_wake_nmi - a kick's wake-up for @cpu, published in a
+ * trigger's nmi_waiters (it halts with interrupts disabled): a wake NMI,
+ * which @cpu's NMI handler claims; nothing if @cpu is the kicker's own
+ */
+void arch_trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters);
+
+/**
+ * arch_trigger_wake_nmis_taken - how many wake NMIs @cpu has claimed so far
+ * (a wait that saw one return during it ended by TRIGGER_WAKE_NMI)
+ */
+unsigned long arch_trigger_wake_nmis_taken(unsigned int cpu);
+
+/**
+ * arch_trigger_report - print, as diagnostics, what the x86 wake-ups and
+ * emulator workarounds did since the last call (trigger_report_usage())
+ */
+void arch_trigger_report(const char *prefix);
+
+/** arch_trigger_relax - one pause of a wait that cannot wait (PAUSE, SDM vol 2) */
+static inline void arch_trigger_relax(void)
+{
+	cpu_relax();
+}
 
 #endif

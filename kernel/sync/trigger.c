@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * The x86 trigger core: wait sequences, kicks, misuse checks, counters and
- * the choice of backend.  The backends themselves are in trigger_backends.c.
+ * The trigger core: wait sequences, kicks, misuse checks, counters and the
+ * choice of backend - everything about a trigger that does not depend on
+ * the hardware.  The architecture supplies the layout of a trigger, its ways
+ * of waiting (the backend table), the wake-ups a kick sends and what its NMI
+ * handler claims (asm/trigger.h; x86: kernel/arch/x86/trigger_backends.c,
+ * trigger_halt.S, trigger_wake.c).
  *
  * Why no wake-up is lost.  A waiter that is going to halt first publishes
- * itself in the trigger's waiter mask with a locked OR, then reads the
- * generation; a kicker advances the generation with a locked add, then reads
- * the mask.  Locked instructions are full barriers (SDM vol 3, 9.2.3.8), so
- * of the two, at least one sees the other's write: either the waiter sees
- * the new generation and does not halt, or the kicker sees the waiter and
- * sends it an interrupt.  The interrupt cannot be lost either: a waiter with
- * interrupts enabled at the reset holds them off until "sti; hlt", whose STI
- * shadow makes a pending IPI end the HLT (and an NMI that lands inside the
- * shadow, ending it, is moved past the HLT: trigger_halt.S); a waiter with
- * interrupts disabled is woken by an NMI.  A kick sends nothing to its own CPU, which is
- * running: an interrupt handler there cannot run between the re-check and
- * the HLT (interrupts are off), and an NMI handler that can is moved past the
- * HLT by the trigger NMI handler, both halts being marked windows
- * (trigger_halt.S).  A wake IPI or NMI that cannot be sent is retried once,
- * then reported (trigger_send_wake()).
+ * itself in the trigger's waiter mask with a sequentially consistent RMW
+ * (trigger_publish()), then reads the generation the same way; a kicker
+ * advances the generation with a sequentially consistent RMW, then reads
+ * the mask.  Of the two, at least one sees the other's write: either the
+ * waiter sees the new generation and does not halt, or the kicker sees the
+ * waiter and wakes it (arch_trigger_wake_ipi(), arch_trigger_wake_nmi()).
+ * That the wake-up itself cannot be lost on its way to the halt is the
+ * architecture's part (x86: trigger_wake.c, trigger_halt.S).
  */
 #include <trigos/console.h>
 #include <trigos/cpu.h>
@@ -26,27 +23,18 @@
 #include <trigos/irq.h>
 #include <trigos/ktap.h>
 #include <trigos/panic.h>
-#include <trigos/smp.h>
 #include <trigos/symbols.h>
 #include <trigos/time.h>
+#include <trigos/trigger_core.h>
 #include <lib/format.h>
 #include <lib/string.h>
-#include <asm/apic.h>
-#include <asm/instructions.h>
-#include <asm/interrupts.h>
-
-#include "trigger_internal.h"
 
 #define WAIT_DEPTH_MAX 4	/* nested sequences: a handler may wait inside a wait */
 
 struct trigger_cpu {
 	struct trigger_wait_state stack[WAIT_DEPTH_MAX];
 	unsigned int depth;
-	unsigned int nmi_kicks_pending;	/* wake NMIs sent to this CPU, not yet seen */
-	unsigned long wake_nmis;	/* wake NMIs taken (claimed from nmi_kicks_pending) */
 	struct trigger_sequence_record last;	/* the last sequence finished */
-	struct trigger_halt_window_stats window;	/* written by its NMI handler only */
-	unsigned long own_cpu_published;	/* kicks that found this CPU among the waiters */
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -90,13 +78,13 @@ static struct trigger_wait_state *find_state(trigger_t *trigger)
 
 /* --- The sequence ------------------------------------------------------------ */
 
-void x86_trigger_init(trigger_t *trigger, struct trigger_user *user)
+void trigger_core_init(trigger_t *trigger, struct trigger_user *user)
 {
 	memset(trigger, 0, sizeof(*trigger));
 	trigger->user = user;
 }
 
-void x86_trigger_reset(trigger_t *trigger, void *site)
+void trigger_core_reset(trigger_t *trigger, void *site)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
 	struct trigger_wait_state *existing = find_state(trigger);
@@ -117,8 +105,9 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 	/*
 	 * Interrupts are off, but an NMI handler may run its own sequence
 	 * here: the slot is filled before the depth makes it visible (a
-	 * compiler barrier is enough, the NMI runs on this CPU), so such a
-	 * handler never finds a half-written slot or a stale one's trigger.
+	 * compiler barrier is enough, the NMI runs on this CPU: a signal
+	 * fence), so such a handler never finds a half-written slot or a
+	 * stale one's trigger.
 	 */
 	state = &cpu->stack[cpu->depth];
 	*state = (struct trigger_wait_state){
@@ -128,14 +117,14 @@ void x86_trigger_reset(trigger_t *trigger, void *site)
 		.irqs_were_enabled = enabled,
 		.reset_site = site,
 	};
-	compiler_barrier();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cpu->depth++;
 }
 
 /* A wait with no sequence still waits, the seed's way, after the report. */
 static void relax_once(void)
 {
-	cpu_relax();
+	arch_trigger_relax();
 }
 
 /* --- Why a wait returned --------------------------------------------------------- */
@@ -171,7 +160,7 @@ static void wake_sources_now(struct wake_sources *sources)
 	sources->interrupts = __atomic_load_n(&cpu->interrupts, __ATOMIC_RELAXED);
 	sources->nmis = __atomic_load_n(&cpu->nmis, __ATOMIC_RELAXED);
 	sources->wake_ipis = __atomic_load_n(&cpu->wake_interrupts, __ATOMIC_RELAXED);
-	sources->wake_nmis = __atomic_load_n(&trigger_cpus[cpu->id].wake_nmis, __ATOMIC_RELAXED);
+	sources->wake_nmis = arch_trigger_wake_nmis_taken(cpu->id);
 }
 
 static enum trigger_wake classify_return(bool moved, bool deadline_passed,
@@ -242,12 +231,12 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	return wake != TRIGGER_WAKE_DEADLINE;
 }
 
-void x86_trigger_wait(trigger_t *trigger, void *site)
+void trigger_core_wait(trigger_t *trigger, void *site)
 {
 	wait_common(trigger, 0, site);
 }
 
-bool x86_trigger_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *site)
+bool trigger_core_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *site)
 {
 	uint64_t now = now_ns();
 	uint64_t deadline_cycles = cycles() + (deadline_ns > now ? ns_to_cycles(deadline_ns - now) : 0);
@@ -287,11 +276,11 @@ static bool take_unconfirmed_bit(trigger_t *trigger, unsigned int cpu)
  * The sequence's last return did not see a kick, yet the caller found its
  * condition true and finished.  If the generation has moved since, the kick
  * came after all: the waiter was only early.  Otherwise this CPU is marked in
- * the trigger's unconfirmed mask for the kick to confirm (x86_trigger_kick).
- * The mark and the kick's generation update are both locked RMWs, and each
- * side looks at the other's after its own (the protocol of a halting
- * waiter): either the kick sees the mark, or this CPU sees the kick and
- * takes its mark back.
+ * the trigger's unconfirmed mask for the kick to confirm (trigger_core_kick).
+ * The mark and the kick's generation update are both sequentially
+ * consistent RMWs, and each side looks at the other's after its own (the
+ * protocol of a halting waiter): either the kick sees the mark, or this CPU
+ * sees the kick and takes its mark back.
  */
 static void confirm_later(struct trigger_wait_state *state)
 {
@@ -359,7 +348,7 @@ void trigger_last_sequence(unsigned int cpu, struct trigger_sequence_record *rec
 	*record = trigger_cpus[cpu].last;
 }
 
-void x86_trigger_finish(trigger_t *trigger, void *site)
+void trigger_core_finish(trigger_t *trigger, void *site)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
 	struct trigger_wait_state *state = find_state(trigger);
@@ -379,7 +368,7 @@ void x86_trigger_finish(trigger_t *trigger, void *site)
 	if (state != &cpu->stack[cpu->depth - 1])
 		memmove(state, state + 1,
 			(size_t)(&cpu->stack[cpu->depth] - (state + 1)) * sizeof(*state));
-	compiler_barrier();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cpu->depth--;
 	local_irq_restore(enabled);
 }
@@ -430,7 +419,7 @@ static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct tri
 	}
 }
 
-void x86_trigger_kick(trigger_t *trigger)
+void trigger_core_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
 		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
@@ -439,14 +428,14 @@ void x86_trigger_kick(trigger_t *trigger)
 
 	if (broken == TRIGGER_BREAK_KICK)
 		return;		/* test_break=kick: the kick is lost */
-	/* Counted first: its locked add must not stand in for the generation's fence. */
+	/* Counted first: its RMW (x86: a locked add) must not stand in for the generation's fence. */
 	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
 	switch (broken) {
 	case TRIGGER_BREAK_KICK_FENCE:
 		/*
-		 * test_break=kick_fence: a plain load and store, which the
-		 * store buffer lets pass the mask loads below (SDM vol 3,
-		 * 9.2.3.4): nothing locked between them.
+		 * test_break=kick_fence: a plain load and store, which a
+		 * store buffer lets pass the mask loads below (x86: SDM vol 3,
+		 * 9.2.3.4): nothing between them orders them.
 		 */
 		__atomic_store_n(&trigger->generation,
 				 __atomic_load_n(&trigger->generation, __ATOMIC_RELAXED) + 1,
@@ -455,168 +444,20 @@ void x86_trigger_kick(trigger_t *trigger)
 		break;
 	default:
 		/*
-		 * The write barrier: a release add makes every earlier store
-		 * visible before the new generation, and as a locked
-		 * instruction it is also the full barrier between the
-		 * generation and the reads of the masks.  The store itself
-		 * wakes MONITOR/MWAIT and UMWAIT waiters.
+		 * The write barrier: a sequentially consistent add makes
+		 * every earlier store visible before the new generation, and
+		 * it is also the full barrier between the generation and the
+		 * reads of the masks (x86: a locked add).  The store itself
+		 * ends the waits that watch the line (x86: MONITOR/MWAIT,
+		 * UMWAIT).
 		 */
 		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
 		break;
 	}
-	wake_published(trigger->ipi_waiters, trigger_wake_ipi, counters, mask_order);
-	wake_published(trigger->nmi_waiters, trigger_wake_nmi, counters, mask_order);
+	wake_published(trigger->ipi_waiters, arch_trigger_wake_ipi, counters, mask_order);
+	wake_published(trigger->nmi_waiters, arch_trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)
 		confirm_early_finishers(trigger);
-}
-
-/*
- * A wake IPI or NMI whose ICR write fails (ipi.c gives up when the xAPIC's
- * ICR stays busy for 10 ms, SDM vol 3, 12.6.1) is not dropped silently: it
- * is sent once more, and if that fails too it is counted and reported - at
- * once, or from NMI context (no printing there) at the next
- * trigger_report_usage().  No other way is tried: an NMI goes through the
- * same ICR.  The waiter then sleeps until something else wakes it, and
- * every converted user bounds its wait by its stuck-CPU deadline, whose
- * report fails the suite that checks that user.
- */
-static struct trigger_wake_send_stats wake_sends;
-static unsigned int wake_failures_to_inject;
-
-static bool injected_failure(void)
-{
-	unsigned int left = __atomic_load_n(&wake_failures_to_inject, __ATOMIC_RELAXED);
-
-	while (left && !__atomic_compare_exchange_n(&wake_failures_to_inject, &left, left - 1, false,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	return left != 0;
-}
-
-bool trigger_send_wake(unsigned int cpu, uint32_t command)
-{
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (!injected_failure() && lapic_send_ipi(cpus[cpu].apic_id, command)) {
-			if (attempt)
-				__atomic_fetch_add(&wake_sends.retried, 1, __ATOMIC_RELAXED);
-			return true;
-		}
-		__atomic_fetch_add(&wake_sends.failed_attempts, 1, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&wake_sends.last_dropped_cpu, cpu, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&wake_sends.dropped, 1, __ATOMIC_RELEASE);
-	if (!in_nmi())
-		ktap_note("trigger: cpu %u: the wake %s to cpu %u was not sent, twice (the ICR stayed "
-			  "busy); that waiter sleeps until its own deadline", cpu_id(),
-			  (command & APIC_DELIVERY_NMI) == APIC_DELIVERY_NMI ? "NMI" : "IPI", cpu);
-	return false;
-}
-
-void trigger_wake_send_stats_read(struct trigger_wake_send_stats *stats)
-{
-	stats->dropped = __atomic_load_n(&wake_sends.dropped, __ATOMIC_ACQUIRE);
-	stats->failed_attempts = __atomic_load_n(&wake_sends.failed_attempts, __ATOMIC_RELAXED);
-	stats->retried = __atomic_load_n(&wake_sends.retried, __ATOMIC_RELAXED);
-	stats->last_dropped_cpu = __atomic_load_n(&wake_sends.last_dropped_cpu, __ATOMIC_RELAXED);
-}
-
-void trigger_count_own_cpu_published(void)
-{
-	trigger_cpus[cpu_id()].own_cpu_published++;
-}
-
-unsigned long trigger_own_cpu_published(unsigned int cpu)
-{
-	return __atomic_load_n(&trigger_cpus[cpu].own_cpu_published, __ATOMIC_RELAXED);
-}
-
-void trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
-{
-	if (cpu == cpu_id()) {
-		trigger_count_own_cpu_published();
-		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
-	}
-	__atomic_fetch_add(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
-	if (!trigger_send_wake(cpu, APIC_DELIVERY_NMI)) {
-		/* It never left: its target must not claim another NMI for it. */
-		__atomic_fetch_sub(&trigger_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
-		return;
-	}
-	__atomic_fetch_add(&counters->nmis, 1, __ATOMIC_RELAXED);
-}
-
-bool trigger_in_nmi(void)
-{
-	return in_nmi();
-}
-
-static bool rip_in(uint64_t rip, const char *start, const char *end)
-{
-	return rip >= (uint64_t)start && rip < (uint64_t)end;
-}
-
-/* The marked halt window @rip is in (trigger_halt.S), or NULL with its end. */
-static const char *halt_window_end_for(uint64_t rip)
-{
-	if (rip_in(rip, trigger_halt_irqs_off_window_start, trigger_halt_irqs_off_window_end))
-		return trigger_halt_irqs_off_window_end;
-	if (rip_in(rip, trigger_halt_irqs_on_window_start, trigger_halt_irqs_on_window_end) &&
-	    !__atomic_load_n(&trigger_irqs_on_window_unmarked, __ATOMIC_ACQUIRE))
-		return trigger_halt_irqs_on_window_end;
-	return NULL;
-}
-
-static bool between_recheck_and_halt(uint64_t rip)
-{
-	return rip_in(rip, trigger_halt_irqs_off_checked, trigger_halt_irqs_off_window_end) ||
-	       rip_in(rip, trigger_halt_irqs_on_checked, trigger_halt_irqs_on_window_end);
-}
-
-static bool trigger_nmi(struct interrupt_frame *frame)
-{
-	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
-	unsigned int pending = __atomic_load_n(&cpu->nmi_kicks_pending, __ATOMIC_ACQUIRE);
-	const char *window_end = halt_window_end_for(frame->rip);
-	bool ours = false;
-
-	/*
-	 * One of ours if a kick sent it.  A wake NMI can come late (the waiter
-	 * woke another way first) or merge with another NMI (one can be pending
-	 * behind the one being handled), so this counts them down one by one;
-	 * every NMI handler runs anyway (nmi_dispatch), so claiming one that
-	 * was not ours starves nobody.
-	 */
-	while (pending && !__atomic_compare_exchange_n(&cpu->nmi_kicks_pending, &pending,
-							  pending - 1, false, __ATOMIC_ACQ_REL,
-							  __ATOMIC_ACQUIRE))
-		;
-	if (pending) {
-		ours = true;
-		cpu->wake_nmis++;
-	}
-	if (between_recheck_and_halt(frame->rip))
-		cpu->window.nmis_after_recheck++;
-	/*
-	 * Caught between the re-check and the HLT (trigger_halt.S): resume
-	 * past the HLT, so that the wait returns and its caller looks again.
-	 * Whatever any NMI handler kicks - this CPU's own kicks send it
-	 * nothing - is then seen.  Not claimed as ours for that: the NMI
-	 * belongs to whoever sent it.
-	 */
-	if (window_end) {
-		frame->rip = (uint64_t)window_end;
-		frame->rax = TRIGGER_HALT_MOVED_PAST;
-		cpu->window.moved_past++;
-	}
-	return ours;
-}
-
-void trigger_halt_window_stats_read(unsigned int cpu, struct trigger_halt_window_stats *stats)
-{
-	stats->nmis_after_recheck = __atomic_load_n(&trigger_cpus[cpu].window.nmis_after_recheck,
-						    __ATOMIC_RELAXED);
-	stats->moved_past = __atomic_load_n(&trigger_cpus[cpu].window.moved_past,
-					    __ATOMIC_RELAXED);
 }
 
 /* --- Choosing a backend --------------------------------------------------------- */
@@ -664,6 +505,14 @@ enum trigger_backend_id trigger_backend_current(void)
 	return __atomic_load_n(&current_backend, __ATOMIC_ACQUIRE);
 }
 
+/* What trigger_backend_boot_select() chose; tests put it back after switching. */
+static enum trigger_backend_id boot_choice = TRIGGER_BACKEND_SPIN;
+
+enum trigger_backend_id trigger_backend_boot_choice(void)
+{
+	return boot_choice;
+}
+
 enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sleeps,
 					    bool virtualized, bool memory_write_back,
 					    const char **reason)
@@ -686,23 +535,49 @@ enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sle
 	return TRIGGER_BACKEND_ADAPTIVE;
 }
 
+void trigger_backend_boot_select(enum trigger_backend_id requested, bool mwait_available,
+				 bool mwait_sleeps, bool virtualized, bool memory_write_back)
+{
+	const char *reason = NULL, *missing;
+	enum trigger_backend_id chosen;
+
+	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
+		if (missing == trigger_backend_memory_refusal(requested))
+			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
+				  "memory only; using auto", trigger_backend_name(requested), missing);
+		else
+			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
+				  trigger_backend_name(requested), missing);
+		requested = TRIGGER_BACKEND_AUTO;
+	}
+	if (requested == TRIGGER_BACKEND_AUTO)
+		chosen = trigger_choose_auto(mwait_available, mwait_sleeps, virtualized,
+					     memory_write_back, &reason);
+	else
+		chosen = requested;
+	trigger_backend_set(chosen);
+	boot_choice = chosen;
+	ktap_note("trigger: backend %s (%s)", trigger_backend_name(chosen),
+		  reason ? reason : "trigger= on the command line");
+}
+
+void trigger_backends_report_unavailable(void)
+{
+	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
+		const char *missing = trigger_backend_unavailable(i);
+
+		if (missing && missing == trigger_backend_memory_refusal(i))
+			ktap_note("trigger: %s refused for this run: %s (not exercised)",
+				  trigger_backend_name(i), missing);
+		else if (missing)
+			ktap_note("trigger: %s unavailable: no %s (not exercised on this machine)",
+				  trigger_backend_name(i), missing);
+	}
+}
+
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters)
 {
 	*counters = trigger_backends[backend].counters;
-}
-
-/* Wake sends dropped since the last report (those from NMI context were not printed). */
-static void report_dropped_wakes(const char *prefix)
-{
-	static unsigned long reported;
-	struct trigger_wake_send_stats now;
-
-	trigger_wake_send_stats_read(&now);
-	if (now.dropped == reported)
-		return;
-	kprintf("%strigger: %lu wake IPIs or NMIs could not be sent, even retried (the ICR stayed "
-		"busy); the last to cpu %u\n", prefix, now.dropped - reported, now.last_dropped_cpu);
-	reported = now.dropped;
 }
 
 /* "sticky 3 kick 10 ipi 2 ..." for the returns that happened */
@@ -827,13 +702,7 @@ void trigger_report_usage(const char *prefix)
 {
 	report_backends(prefix);
 	report_users(prefix);
-	report_dropped_wakes(prefix);
-	trigger_bochs_report(prefix);
-}
-
-void trigger_nmi_init(void)
-{
-	nmi_register(trigger_nmi);
+	arch_trigger_report(prefix);
 }
 
 /* --- Test hooks ---------------------------------------------------------------- */
@@ -870,9 +739,4 @@ int trigger_test_break_from_name(const char *name, size_t length)
 void trigger_test_set_kick_break(enum trigger_test_break mode)
 {
 	__atomic_store_n(&kick_break, mode, __ATOMIC_RELEASE);
-}
-
-void trigger_test_fail_wake_sends(unsigned int count)
-{
-	__atomic_store_n(&wake_failures_to_inject, count, __ATOMIC_RELAXED);
 }
