@@ -31,6 +31,8 @@ void kmain(uint32_t magic, uint32_t info_physical);
 
 void kmain(uint32_t magic, uint32_t info_physical)
 {
+	struct test_run run;
+	char detail[96];
 	enum verdict verdict;
 	unsigned int suites;
 
@@ -71,6 +73,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
 	boot_report();					/* what we found, as diagnostics */
 
-	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);
-	machine_exit(verdict);				/* emulator's exit, halt or reboot */
+	test_run_selected(kernel_options.repeat,	/* the suites, in KTAP */
+			  kernel_options.seed, &run);
+	verdict = test_run_verdict(&run, detail, sizeof(detail));
+	machine_end_run(verdict, detail);		/* RESULT; emulator's exit, halt or reboot */
 }

@@ -3,6 +3,7 @@
 #include <trigos/hypervisor.h>
 #include <trigos/ktap.h>
 #include <trigos/machine.h>
+#include <trigos/screen_console.h>
 
 static enum exit_action exit_action = EXIT_ACTION_AUTO;
 static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
@@ -60,13 +61,8 @@ static enum exit_action effective_action(void)
  * it can: the other CPUs are halted now, and a reset or power-off is
  * announced (its steps are printed as they are tried, after the verdict).
  */
-void machine_exit_prepare(void)
+static void prepare_exit(void)
 {
-	static bool prepared;
-
-	if (prepared)
-		return;
-	prepared = true;
 	switch (effective_action()) {
 	case EXIT_ACTION_HALT:
 	case EXIT_ACTION_AUTO:
@@ -86,9 +82,9 @@ void machine_exit_prepare(void)
 	}
 }
 
-void machine_exit(enum verdict verdict)
+/* Leave the machine as exit= says, @verdict for QEMU's exit status. */
+static void __attribute__((noreturn)) leave_machine(enum verdict verdict)
 {
-	machine_exit_prepare();
 	switch (effective_action()) {
 	case EXIT_ACTION_QEMU:
 		if (running_under_qemu())
@@ -119,4 +115,13 @@ void machine_exit(enum verdict verdict)
 		break;
 	}
 	arch_halt_forever();
+}
+
+void machine_end_run(enum verdict verdict, const char *detail)
+{
+	prepare_exit();
+	/* Column 0, the last line if the exit allows: what tools/ktap and CI read. */
+	ktap_write_result(&ktap_console, verdict);
+	screen_console_show_verdict(verdict, detail);
+	leave_machine(verdict);
 }

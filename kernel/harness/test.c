@@ -15,7 +15,6 @@
 #include <trigos/ktap.h>
 #include <trigos/panic.h>
 #include <trigos/recovery.h>
-#include <trigos/screen_console.h>
 #include <trigos/test.h>
 #include <trigos/test_runner.h>
 #include <trigos/trigger_backend.h>
@@ -299,7 +298,7 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 	running.suite = NULL;
 }
 
-/* What the finished suites counted (test_run_selected's totals), for a crash banner. */
+/* What the finished suites counted (the running struct test_run's), for a crash banner. */
 static const struct ktap_counts *finished_totals;
 
 void test_describe_progress(char *buffer, size_t size)
@@ -316,51 +315,50 @@ void test_describe_progress(char *buffer, size_t size)
 			 done->failed, done->skipped);
 }
 
-enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
+void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 {
-	struct ktap_counts totals = { 0, 0, 0 };
-	unsigned int number = 0, unmatched;
-	enum verdict verdict;
-	char detail[96];
-
-	finished_totals = &totals;
-
+	*run = (struct test_run){ .suites = 0 };
+	finished_totals = &run->totals;
 	running.runner_cpu = cpu_id();
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++) {
 		if (selected_case_count(*suite) == 0)
 			continue;
-		run_suite(*suite, ++number, repeat, seed, &totals);
+		run_suite(*suite, ++run->suites, repeat, seed, &run->totals);
 	}
-	unmatched = report_unmatched_patterns(selection, false) +
-		    report_unmatched_patterns(bench_selection, true);
-	if (number == 0)
+	run->unmatched = report_unmatched_patterns(selection, false) +
+			 report_unmatched_patterns(bench_selection, true);
+	if (run->suites == 0)
 		kprintf("# no test case matched%s%s%s%s: a run that selects nothing fails\n",
 			selection && *selection ? " test=" : "", selection ? selection : "",
 			bench_selection && *bench_selection ? " bench=" : "",
 			bench_selection ? bench_selection : "");
-	else if (unmatched)
+	else if (run->unmatched)
 		kprintf("# %u pattern%s matched nothing: the run fails even though other patterns "
-			"matched\n", unmatched, unmatched == 1 ? "" : "s");
-	ktap_write_totals(&ktap_console, &totals);
+			"matched\n", run->unmatched, run->unmatched == 1 ? "" : "s");
+	ktap_write_totals(&ktap_console, &run->totals);
+}
+
+enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t size)
+{
+	const struct ktap_counts *totals = &run->totals;
+	enum verdict verdict;
 
 	/*
 	 * A selection that ran nothing, or named something that does not
 	 * exist, fails: a typo in a CI job's test= must not go green.  Cases
 	 * that were selected and all skipped are still a skip.
 	 */
-	if (totals.failed || number == 0 || unmatched)
+	if (totals->failed || run->suites == 0 || run->unmatched)
 		verdict = VERDICT_FAIL;
-	else if (totals.passed == 0)
+	else if (totals->passed == 0)
 		verdict = VERDICT_SKIP;
 	else
 		verdict = VERDICT_PASS;
-	machine_exit_prepare();
-	ktap_write_result(&ktap_console, verdict);
-	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
-		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
+	snprintf(detail, size, "pass:%u fail:%u skip:%u total:%u%s", totals->passed,
+		 totals->failed, totals->skipped, ktap_counts_total(totals),
 		 verdict == VERDICT_SKIP ? " (all skipped)" :
-		 number == 0 ? " (nothing matched)" : unmatched ? " (a pattern matched nothing)" : "");
-	screen_console_show_verdict(verdict, detail);
+		 run->suites == 0 ? " (nothing matched)" :
+		 run->unmatched ? " (a pattern matched nothing)" : "");
 	return verdict;
 }

@@ -52,8 +52,15 @@ void machine_identify(void);
 
 
 /**
- * machine_exit - end the run with @verdict as the exit= option says
+ * machine_end_run - end the run with @verdict: the one way out, for a run
+ * that finished (kmain) and for one that crashed (panic)
+ * @verdict: the run's verdict
+ * @detail: a line under the screen's banner (the totals, or where it crashed)
  *
+ * In this order, once: the exit is prepared (with exit=halt the other CPUs
+ * are halted now and that is reported; a reset or power-off is announced),
+ * so that "# RESULT: <word>" comes next and stays the log's last line where
+ * the exit allows; then the screen's verdict banner; then the exit= action.
  * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
  * status through isa-debug-exit; if that device is absent, ACPI S5 powers
  * off.  Under Bochs (told, see running_under_bochs()) Bochs's shutdown port
@@ -61,16 +68,9 @@ void machine_identify(void);
  * hardware: halt every CPU, or reboot (ACPI reset register, 8042, triple
  * fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
  */
-void machine_exit(enum verdict verdict) __attribute__((noreturn));
+void machine_end_run(enum verdict verdict, const char *detail) __attribute__((noreturn));
 
 void machine_set_exit_action(enum exit_action action);
-
-/**
- * machine_exit_prepare - what must happen before the "# RESULT:" line:
- * with exit=halt the other CPUs are halted (and that is reported), a reset
- * or power-off is announced.  machine_exit() calls it too, if nobody did.
- */
-void machine_exit_prepare(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);
