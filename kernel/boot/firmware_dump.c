@@ -209,3 +209,14 @@ void firmware_dump_tables(void)
 	if (kernel_options.dump & FIRMWARE_DUMP_MPTABLE)
 		dump_mptable();
 }
+
+static bool parse_dump(const struct cmdline_word *word, const char **error)
+{
+	unsigned int mask = word->has_value ? firmware_dump_parse(word->value, word->value_length) : 0;
+
+	if (!mask)
+		return false;
+	kernel_options.dump = mask;
+	return true;
+}
+KERNEL_OPTION(dump, "multiboot, pvh, acpi, mptable or all, comma-separated", parse_dump);

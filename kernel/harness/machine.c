@@ -3,6 +3,7 @@
 #include <trigos/hypervisor.h>
 #include <trigos/ktap.h>
 #include <trigos/machine.h>
+#include <trigos/options.h>
 #include <trigos/screen_console.h>
 
 static enum exit_action exit_action = EXIT_ACTION_AUTO;
@@ -13,10 +14,55 @@ void machine_set_exit_action(enum exit_action action)
 	exit_action = action;
 }
 
+enum exit_action machine_exit_action(void)
+{
+	return exit_action;
+}
+
 void machine_set_told(enum machine_told told)
 {
 	machine_told = told;
 }
+
+enum machine_told machine_told_by_option(void)
+{
+	return machine_told;
+}
+
+static bool parse_exit(const struct cmdline_word *word, const char **error)
+{
+	static const struct {
+		const char *name;
+		enum exit_action action;
+	} actions[] = {
+		{ "auto", EXIT_ACTION_AUTO },
+		{ "qemu", EXIT_ACTION_QEMU },
+		{ "halt", EXIT_ACTION_HALT },
+		{ "reboot", EXIT_ACTION_REBOOT },
+		{ "poweroff", EXIT_ACTION_POWEROFF },
+	};
+
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+		if (cmdline_value_is(word, actions[i].name)) {
+			exit_action = actions[i].action;
+			return true;
+		}
+	}
+	return false;
+}
+KERNEL_OPTION(exit, "auto, qemu, halt, reboot or poweroff", parse_exit);
+
+static bool parse_machine(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		machine_told = MACHINE_TOLD_NOTHING;
+	else if (cmdline_value_is(word, "bochs"))
+		machine_told = MACHINE_TOLD_BOCHS;
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(machine, "auto or bochs", parse_machine);
 
 bool running_under_bochs(void)
 {

@@ -24,6 +24,7 @@
 #include <lib/random.h>
 #include <lib/string.h>
 #include <trigos/options.h>
+#include <asm/entropy.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
@@ -112,6 +113,66 @@ unsigned int test_select(const char *tests, const char *benchmarks)
 		suites += selected_case_count(*suite) > 0;
 	return suites;
 }
+
+/* --- Options: what to run, how often, how long ------------------------- */
+
+#define REPEAT_MAX 100000
+
+static bool parse_test(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_glob_list(word, error, kernel_options.test, sizeof(kernel_options.test));
+}
+KERNEL_OPTION(test, "a glob list, e.g. lib_*,paging", parse_test);
+
+static bool parse_bench(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_glob_list(word, error, kernel_options.bench,
+				      sizeof(kernel_options.bench));
+}
+KERNEL_OPTION(bench, "a glob list of benchmarks, e.g. trigger*,ipi", parse_bench);
+
+static bool parse_seed(const struct cmdline_word *word, const char **error)
+{
+	uint64_t seed;
+	int result = parse_u64(word->value, word->value_length, &seed);
+
+	if (!word->has_value || result != 0) {
+		*error = parse_error_message(word->has_value ? result : PARSE_ERROR_EMPTY);
+		return false;
+	}
+	kernel_options.seed = seed;
+	kernel_options.seed_given = true;
+	return true;
+}
+KERNEL_OPTION(seed, "a number", parse_seed);
+
+void test_choose_seed(void)
+{
+	if (!kernel_options.seed_given)
+		kernel_options.seed = arch_entropy() % 1000000;
+	ktap_note("seed=%llu (%s; pass seed=%llu to reproduce this run)",
+		  (unsigned long long)kernel_options.seed,
+		  kernel_options.seed_given ? "given" : "from the TSC",
+		  (unsigned long long)kernel_options.seed);
+}
+
+static bool parse_repeat(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 1, REPEAT_MAX, &kernel_options.repeat);
+}
+KERNEL_OPTION(repeat, "1..100000", parse_repeat);
+
+static bool parse_torture(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "quick"))
+		kernel_options.torture_long = false;
+	else if (cmdline_value_is(word, "long"))
+		kernel_options.torture_long = true;
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(torture, "quick or long", parse_torture);
 
 /* --- What test.h promises ------------------------------------------------ */
 

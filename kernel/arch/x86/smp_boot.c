@@ -345,3 +345,23 @@ bool arch_mp_table_discover(uint32_t bsp_apic_id)
 	smp_summary.beyond_capacity += mp_configuration.cpus_beyond_capacity;
 	return true;
 }
+
+/* --- Options --------------------------------------------------------------- */
+
+static bool parse_smp_withhold(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
+}
+KERNEL_OPTION(smp_withhold, "a logical CPU number, 1..255", parse_smp_withhold);
+
+static bool parse_smp_start(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "auto"))
+		kernel_options.smp_start_sdm = false;
+	else if (cmdline_value_is(word, "sdm"))
+		kernel_options.smp_start_sdm = true;
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(smp_start, "auto or sdm", parse_smp_start);

@@ -447,3 +447,9 @@ void tsc_calibrate(void)
 	if (used)
 		ktap_note("time: passed over %s", passed_over);
 }
+
+static bool parse_tsc_noise(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 100, &kernel_options.tsc_noise_percent);
+}
+KERNEL_OPTION(tsc_noise, "a percentage, 0..100", parse_tsc_noise);

@@ -25,8 +25,11 @@ enum machine_told {
 	MACHINE_TOLD_BOCHS,	/* machine=bochs */
 };
 
-/** machine_set_told - record what machine= said (options.c) */
+/** machine_set_told - as if machine= had said @told (a test puts it back) */
 void machine_set_told(enum machine_told told);
+
+/** machine_told_by_option - what machine= said */
+enum machine_told machine_told_by_option(void);
 
 /**
  * running_under_bochs - true only when the command line said machine=bochs
@@ -70,7 +73,11 @@ void machine_identify(void);
  */
 void machine_end_run(enum verdict verdict, const char *detail) __attribute__((noreturn));
 
+/** machine_set_exit_action - as if exit= had said @action (a test puts it back) */
 void machine_set_exit_action(enum exit_action action);
+
+/** machine_exit_action - what exit= said (EXIT_ACTION_AUTO by default) */
+enum exit_action machine_exit_action(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);

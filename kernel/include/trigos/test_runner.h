@@ -49,6 +49,12 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t size);
 
 /**
+ * test_choose_seed - after the command line: unless seed= was given, a seed
+ * from the TSC; either way a note says which, to reproduce the run
+ */
+void test_choose_seed(void);
+
+/**
  * test_describe_progress - "in suite.case; before it pass:P fail:F skip:S"
  * (or "outside the tests; ..."), for a crash report; takes no lock
  */
