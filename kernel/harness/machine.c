@@ -31,35 +31,34 @@ enum machine_told machine_told_by_option(void)
 
 static bool parse_exit(const struct cmdline_word *word, const char **error)
 {
-	static const struct {
-		const char *name;
-		enum exit_action action;
-	} actions[] = {
-		{ "auto", EXIT_ACTION_AUTO },
-		{ "qemu", EXIT_ACTION_QEMU },
-		{ "halt", EXIT_ACTION_HALT },
-		{ "reboot", EXIT_ACTION_REBOOT },
-		{ "poweroff", EXIT_ACTION_POWEROFF },
+	/* EXIT_ACTION_BOCHS is what auto becomes under Bochs, not a value. */
+	static const char *const actions[] = {
+		[EXIT_ACTION_AUTO] = "auto",
+		[EXIT_ACTION_QEMU] = "qemu",
+		[EXIT_ACTION_HALT] = "halt",
+		[EXIT_ACTION_REBOOT] = "reboot",
+		[EXIT_ACTION_POWEROFF] = "poweroff",
 	};
+	int action = cmdline_value_index(word, actions, sizeof(actions) / sizeof(actions[0]));
 
-	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
-		if (cmdline_value_is(word, actions[i].name)) {
-			exit_action = actions[i].action;
-			return true;
-		}
-	}
-	return false;
+	if (action < 0)
+		return false;
+	exit_action = (enum exit_action)action;
+	return true;
 }
 KERNEL_OPTION(exit, "auto, qemu, halt, reboot or poweroff", parse_exit);
 
 static bool parse_machine(const struct cmdline_word *word, const char **error)
 {
-	if (cmdline_value_is(word, "auto"))
-		machine_told = MACHINE_TOLD_NOTHING;
-	else if (cmdline_value_is(word, "bochs"))
-		machine_told = MACHINE_TOLD_BOCHS;
-	else
+	static const char *const machines[] = {
+		[MACHINE_TOLD_NOTHING] = "auto",
+		[MACHINE_TOLD_BOCHS] = "bochs",
+	};
+	int told = cmdline_value_index(word, machines, sizeof(machines) / sizeof(machines[0]));
+
+	if (told < 0)
 		return false;
+	machine_told = (enum machine_told)told;
 	return true;
 }
 KERNEL_OPTION(machine, "auto or bochs", parse_machine);

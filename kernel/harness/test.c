@@ -164,12 +164,12 @@ KERNEL_OPTION(repeat, "1..100000", parse_repeat);
 
 static bool parse_torture(const struct cmdline_word *word, const char **error)
 {
-	if (cmdline_value_is(word, "quick"))
-		kernel_options.torture_long = false;
-	else if (cmdline_value_is(word, "long"))
-		kernel_options.torture_long = true;
-	else
+	static const char *const lengths[] = { "quick", "long" };
+	int length = cmdline_value_index(word, lengths, 2);
+
+	if (length < 0)
 		return false;
+	kernel_options.torture_long = length == 1;
 	return true;
 }
 KERNEL_OPTION(torture, "quick or long", parse_torture);

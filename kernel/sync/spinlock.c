@@ -552,12 +552,15 @@ void spin_unlock_irqrestore(spinlock_t *lock, bool enabled)
 /* mcs_wait=spin|trigger: how a queued MCS waiter waits for its turn. */
 static bool parse_mcs_wait(const struct cmdline_word *word, const char **error)
 {
-	if (cmdline_value_is(word, "spin"))
-		spinlock_set_mcs_wait_mode(MCS_WAIT_SPIN);
-	else if (cmdline_value_is(word, "trigger"))
-		spinlock_set_mcs_wait_mode(MCS_WAIT_TRIGGER);
-	else
+	static const char *const modes[] = {
+		[MCS_WAIT_SPIN] = "spin",
+		[MCS_WAIT_TRIGGER] = "trigger",
+	};
+	int mode = cmdline_value_index(word, modes, sizeof(modes) / sizeof(modes[0]));
+
+	if (mode < 0)
 		return false;
+	spinlock_set_mcs_wait_mode((enum mcs_wait_mode)mode);
 	return true;
 }
 KERNEL_OPTION(mcs_wait, "spin or trigger", parse_mcs_wait);

@@ -60,13 +60,12 @@ static bool parse_test_break(const struct cmdline_word *word, const char **error
 		kernel_options.test_break = mode;
 		return true;
 	}
-	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
-		if (cmdline_value_is(word, test_break_names[i])) {
-			kernel_options.test_breaks |= 1u << i;
-			return true;
-		}
-	}
-	return false;
+	mode = cmdline_value_index(word, test_break_names,
+				   sizeof(test_break_names) / sizeof(test_break_names[0]));
+	if (mode < 0)
+		return false;
+	kernel_options.test_breaks |= 1u << mode;
+	return true;
 }
 KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
 			  "bochs_wake_ipi, store_kick_elsewhere or store_kicker_monitors (tests that "

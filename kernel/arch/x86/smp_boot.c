@@ -356,12 +356,12 @@ KERNEL_OPTION(smp_withhold, "a logical CPU number, 1..255", parse_smp_withhold);
 
 static bool parse_smp_start(const struct cmdline_word *word, const char **error)
 {
-	if (cmdline_value_is(word, "auto"))
-		kernel_options.smp_start_sdm = false;
-	else if (cmdline_value_is(word, "sdm"))
-		kernel_options.smp_start_sdm = true;
-	else
+	static const char *const ways[] = { "auto", "sdm" };
+	int way = cmdline_value_index(word, ways, 2);
+
+	if (way < 0)
 		return false;
+	kernel_options.smp_start_sdm = way == 1;
 	return true;
 }
 KERNEL_OPTION(smp_start, "auto or sdm", parse_smp_start);
