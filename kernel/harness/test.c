@@ -46,6 +46,7 @@ static struct {
 static const char *selection;		/* test= */
 static const char *bench_selection;	/* bench= */
 
+/* Does this run's test= and bench= select @test_case of @suite? (lib/case_selection.h) */
 static bool case_selected_now(const struct test_suite *suite, const struct test_case *test_case)
 {
 	return case_selected(selection, bench_selection, suite->name, test_case->name);
