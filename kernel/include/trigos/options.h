@@ -78,15 +78,10 @@ struct kernel_options {
 	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
-	bool smp_start_sdm;		/* smp_start=sdm: the SDM's timed INIT-SIPI-SIPI even
-					 * under QEMU (auto: INIT+SIPI before calibration there) */
-	unsigned int tsc_noise_percent;	/* tsc_noise=N (test only): N % of the TSC calibration's
-					 * windows lie, as QEMU's PIT did under host load */
 	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
 					 * online, so that the BSP's bring-up wait really waits */
 	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
 					 * trigger_test_break, applied by the trigger tests */
-	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
 	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
 };
 
