@@ -65,6 +65,11 @@ bool option_parse_glob_list(const struct cmdline_word *word, const char **error,
 
 #define OPTION_GLOB_SIZE 256
 
+/*
+ * The values of the options that more than one file reads (kmain, which
+ * hands them on, and the tests count).  Each is still parsed beside its
+ * main user; an option read by one file only keeps its value there.
+ */
 struct kernel_options {
 	char test[OPTION_GLOB_SIZE];	/* test=GLOB[,GLOB]: suites or suite.case; "" all */
 	char bench[OPTION_GLOB_SIZE];	/* bench=GLOB[,GLOB]: benchmarks, bench_ prefix optional */
