@@ -31,6 +31,8 @@ void kmain(uint32_t magic, uint32_t info_physical);
 
 void kmain(uint32_t magic, uint32_t info_physical)
 {
+	struct test_run run;
+	char detail[96];
 	enum verdict verdict;
 	unsigned int suites;
 
@@ -44,7 +46,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
 	machine_identify();				/* QEMU by evidence, Bochs if told */
-	console_setup(&kernel_options.consoles);	/* console=: COM1-4, the screen */
+	console_setup();				/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */
 			     kernel_options.bench);
 	ktap_header(suites);				/* KTAP version 1, 1..N, kept notes */
@@ -65,12 +67,14 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	smp_boot_aps();					/* else INIT/SIPI/SIPI (SDM); wait */
 	ktap_release_notes();				/* all up: print the notes kept */
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
-	watchdog_init(kernel_options.watchdog_seconds);	/* ends hung cases */
+	watchdog_init();				/* ends hung cases (watchdog=S) */
 	memtype_check();				/* trigger memory write-back everywhere? */
 	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
 			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
 	boot_report();					/* what we found, as diagnostics */
 
-	verdict = test_run_selected(kernel_options.repeat, kernel_options.seed);
-	machine_exit(verdict);				/* emulator's exit, halt or reboot */
+	test_run_selected(kernel_options.repeat,	/* the suites, in KTAP */
+			  kernel_options.seed, &run);
+	verdict = test_run_verdict(&run, detail, sizeof(detail));
+	machine_end_run(verdict, detail);		/* RESULT; emulator's exit, halt or reboot */
 }

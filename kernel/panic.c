@@ -4,7 +4,6 @@
 #include <trigos/ktap.h>
 #include <trigos/machine.h>
 #include <trigos/panic.h>
-#include <trigos/screen_console.h>
 #include <trigos/test_runner.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
@@ -32,12 +31,8 @@ void panic_end(void)
 {
 	char progress[96];
 
-	/* Column 0, last line: what tools/ktap and CI read as the verdict. */
-	machine_exit_prepare();
-	kprintf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(VERDICT_CRASH));
 	test_describe_progress(progress, sizeof(progress));
-	screen_console_show_verdict(VERDICT_CRASH, progress);
-	machine_exit(VERDICT_CRASH);
+	machine_end_run(VERDICT_CRASH, progress);
 }
 
 void panic(const char *format, ...)

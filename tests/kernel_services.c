@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The embedded symbol table, the command-line options and the machine checks. */
 #include <trigos/hypervisor.h>
+#include <trigos/machine.h>
 #include <trigos/options.h>
 #include <trigos/symbols.h>
 #include <trigos/test.h>
@@ -34,18 +35,22 @@ static void symbols_outside_text_are_not_named(void)
 }
 
 static struct kernel_options saved_options;
+static enum exit_action saved_exit_action;
+static enum machine_told saved_machine_told;
 
 static int save_options(void)
 {
 	saved_options = kernel_options;
+	saved_exit_action = machine_exit_action();
+	saved_machine_told = machine_told_by_option();
 	return 0;
 }
 
 static void restore_options(void)
 {
 	kernel_options = saved_options;
-	machine_set_exit_action(saved_options.exit_action);
-	machine_set_told(saved_options.machine);
+	machine_set_exit_action(saved_exit_action);
+	machine_set_told(saved_machine_told);
 }
 
 static void options_apply_known_keys(void)
@@ -55,7 +60,7 @@ static void options_apply_known_keys(void)
 	EXPECT_EQ(kernel_options.seed, 16u);
 	EXPECT_TRUE(kernel_options.seed_given);
 	EXPECT_EQ(kernel_options.repeat, 3u);
-	EXPECT_EQ(kernel_options.exit_action, EXIT_ACTION_HALT);
+	EXPECT_EQ(machine_exit_action(), EXIT_ACTION_HALT);
 }
 
 static void bad_values_keep_the_defaults(void)
@@ -69,13 +74,38 @@ static void bad_values_keep_the_defaults(void)
 	EXPECT_EQ(kernel_options.repeat, 1u);
 	EXPECT_EQ(kernel_options.seed, 99u);
 	EXPECT_FALSE(kernel_options.seed_given);
-	EXPECT_EQ(kernel_options.exit_action, saved_options.exit_action);
+	EXPECT_EQ(machine_exit_action(), saved_exit_action);
 }
 
 static void later_words_override_earlier_ones(void)
 {
 	options_parse("seed=1 seed=2", "test line");
 	EXPECT_EQ(kernel_options.seed, 2u);
+}
+
+/*
+ * Every option the kernel documents is linked in, declared once, with the
+ * values it takes (a file that stops declaring its option, or is no longer
+ * linked, drops the key silently otherwise: the word would be "unknown").
+ */
+static void every_option_is_declared_once(void)
+{
+	static const char *const keys[] = {
+		"bench", "console", "cpus", "dump", "exit", "machine", "mcs_wait", "mwait_hint",
+		"repeat", "seed", "smp_ap_delay_us", "smp_start", "smp_withhold", "test",
+		"test_break", "test_drop_kick", "torture", "trigger", "trigger_spin_ns",
+		"tsc_noise", "watchdog",
+	};
+	size_t count;
+	const struct kernel_option *const *table = options_table(&count);
+
+	EXPECT_EQ(count, sizeof(keys) / sizeof(keys[0]));
+	for (size_t i = 0; i < count && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		/* Sorted by key (linker.ld), so one per key means a strict order. */
+		EXPECT_STREQ(table[i]->key, keys[i]);
+		EXPECT_NOT_NULL(table[i]->parse);
+		EXPECT_TRUE(table[i]->values && table[i]->values[0] != '\0');
+	}
 }
 
 static void qemu_is_identified_only_with_evidence(void)
@@ -101,7 +131,7 @@ static void bochs_is_believed_only_when_told(void)
 	options_parse("machine=auto", "test line");
 	EXPECT_FALSE(running_under_bochs());
 	options_parse("machine=bochs", "test line");
-	EXPECT_EQ(kernel_options.machine, MACHINE_TOLD_BOCHS);
+	EXPECT_EQ(machine_told_by_option(), MACHINE_TOLD_BOCHS);
 	EXPECT_EQ(running_under_bochs(), !running_under_qemu());
 	test_diag("machine=bochs is %s here", running_under_bochs() ? "believed" :
 		  "refuted by QEMU's evidence");
@@ -113,6 +143,7 @@ static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(options_apply_known_keys),
 	TEST_CASE(bad_values_keep_the_defaults),
 	TEST_CASE(later_words_override_earlier_ones),
+	TEST_CASE(every_option_is_declared_once),
 	TEST_CASE(qemu_is_identified_only_with_evidence),
 	TEST_CASE(bochs_is_believed_only_when_told),
 };

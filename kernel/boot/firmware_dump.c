@@ -59,6 +59,20 @@ unsigned int firmware_dump_parse(const char *value, size_t length)
 	return mask;
 }
 
+/* dump=: FIRMWARE_DUMP_* bits, what to print; 0 by default. */
+static unsigned int dump_mask;
+
+static bool parse_dump(const struct cmdline_word *word, const char **error)
+{
+	unsigned int mask = word->has_value ? firmware_dump_parse(word->value, word->value_length) : 0;
+
+	if (!mask)
+		return false;
+	dump_mask = mask;
+	return true;
+}
+KERNEL_OPTION(dump, "multiboot, pvh, acpi, mptable or all, comma-separated", parse_dump);
+
 static void dump_bytes(const char *kind, const char *name, uint64_t physical,
 		       const uint8_t *bytes, size_t length)
 {
@@ -132,7 +146,7 @@ static void dump_pvh(void)
 
 void firmware_dump_boot_info(void)
 {
-	unsigned int dump = kernel_options.dump;
+	unsigned int dump = dump_mask;
 
 	if ((dump & FIRMWARE_DUMP_MULTIBOOT) && boot_info.protocol == BOOT_PROTOCOL_MULTIBOOT2)
 		dump_physical("multiboot2", "info", boot_info.info_start,
@@ -204,8 +218,8 @@ static void dump_mptable(void)
 
 void firmware_dump_tables(void)
 {
-	if (kernel_options.dump & FIRMWARE_DUMP_ACPI)
+	if (dump_mask & FIRMWARE_DUMP_ACPI)
 		dump_acpi();
-	if (kernel_options.dump & FIRMWARE_DUMP_MPTABLE)
+	if (dump_mask & FIRMWARE_DUMP_MPTABLE)
 		dump_mptable();
 }

@@ -1,8 +1,34 @@
 // SPDX-License-Identifier: MIT
 #include <trigos/console_setup.h>
 #include <trigos/ktap.h>
+#include <trigos/options.h>
 #include <trigos/screen_console.h>
 #include <trigos/serial.h>
+#include <lib/console_option.h>
+
+#define CONSOLE_CHOICES_MAX	8
+
+/* The console= words, in order. */
+static struct {
+	struct console_spec specs[CONSOLE_CHOICES_MAX];
+	unsigned int count;
+} choice;
+
+static bool parse_console(const struct cmdline_word *word, const char **error)
+{
+	if (!word->has_value)
+		return false;
+	if (choice.count == CONSOLE_CHOICES_MAX) {
+		*error = "too many console= words";
+		return false;
+	}
+	*error = console_spec_parse(word->value, word->value_length, &choice.specs[choice.count]);
+	if (*error)
+		return false;
+	choice.count++;
+	return true;
+}
+KERNEL_OPTION(console, "ttyS0..ttyS3[,BAUD] or fb, one or more words", parse_console);
 
 struct wanted_consoles {
 	bool serial[SERIAL_PORT_COUNT];
@@ -41,17 +67,17 @@ static unsigned int apply(const struct wanted_consoles *wanted)
 	return working;
 }
 
-void console_setup(const struct console_choice *choice)
+void console_setup(void)
 {
 	struct wanted_consoles wanted = { .explicit = true };
 
-	if (choice->count == 0) {
+	if (choice.count == 0) {
 		want_everything(&wanted);
 		apply(&wanted);
 		return;
 	}
-	for (unsigned int i = 0; i < choice->count; i++) {
-		const struct console_spec *spec = &choice->specs[i];
+	for (unsigned int i = 0; i < choice.count; i++) {
+		const struct console_spec *spec = &choice.specs[i];
 
 		if (spec->kind == CONSOLE_KIND_SCREEN) {
 			wanted.screen = true;

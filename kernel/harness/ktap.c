@@ -16,6 +16,13 @@ static unsigned int kept_used, dropped_count;
 static bool header_printed, holding;
 static unsigned int indent_level;
 
+static void print_on_console(void *context, const char *text)
+{
+	kprintf("%s", text);
+}
+
+const struct ktap_writer ktap_console = { .print = print_on_console };
+
 void ktap_set_indent(unsigned int level)
 {
 	indent_level = level;
@@ -94,7 +101,8 @@ void ktap_header(unsigned int suite_count)
 	 * sequences: start with a newline so "KTAP version 1" is at column 0
 	 * of a line of its own.
 	 */
-	kprintf("\nKTAP version 1\n1..%u\n", suite_count);
+	kprintf("\n");
+	ktap_write_header(&ktap_console, suite_count);
 	header_printed = true;
 	if (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
 		ktap_flush_notes();

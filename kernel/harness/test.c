@@ -15,24 +15,22 @@
 #include <trigos/ktap.h>
 #include <trigos/panic.h>
 #include <trigos/recovery.h>
-#include <trigos/screen_console.h>
 #include <trigos/test.h>
 #include <trigos/test_runner.h>
 #include <trigos/trigger_backend.h>
 #include <trigos/watchdog.h>
 #include <lib/format.h>
-#include <lib/glob.h>
+#include <lib/case_selection.h>
 #include <lib/random.h>
 #include <lib/string.h>
 #include <trigos/options.h>
+#include <asm/entropy.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
 
 #define THROW_ASSERT	(RECOVERY_THROW_BASE + 0)
 #define THROW_SKIP	(RECOVERY_THROW_BASE + 1)
-
-enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR, CASE_TIMEOUT };
 
 /* The one running case, shared by every CPU (cases may use several). */
 static struct {
@@ -48,78 +46,10 @@ static struct {
 static const char *selection;		/* test= */
 static const char *bench_selection;	/* bench= */
 
-/*
- * Suites that run only when test= names them, never as part of
- * "everything": selftest_* check the harness itself by failing, faulting,
- * hanging or panicking on purpose (tests/selftest.c); bench_* measure
- * rather than test (make bench).
- */
-#define BENCH_PREFIX "bench_"
-static const char *const explicit_only_prefixes[] = { "selftest_", BENCH_PREFIX };
-
-/* The explicit-only prefix @suite has, or NULL. */
-static const char *explicit_only_prefix(const struct test_suite *suite)
+/* Does this run's test= and bench= select @test_case of @suite? (lib/case_selection.h) */
+static bool case_selected_now(const struct test_suite *suite, const struct test_case *test_case)
 {
-	for (size_t i = 0; i < sizeof(explicit_only_prefixes) / sizeof(explicit_only_prefixes[0]); i++) {
-		if (strncmp(suite->name, explicit_only_prefixes[i],
-			    strlen(explicit_only_prefixes[i])) == 0)
-			return explicit_only_prefixes[i];
-	}
-	return NULL;
-}
-
-/* Does some pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
-static bool patterns_name_prefix(const char *patterns, const char *prefix)
-{
-	size_t length = strlen(prefix);
-
-	for (const char *pattern = patterns; pattern; pattern = strchr(pattern, ',')) {
-		if (*pattern == ',')
-			pattern++;
-		if (strncmp(pattern, prefix, length) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* bench=: a benchmark suite or case, named with or without its "bench_" prefix. */
-static bool bench_case_selected(const char *benchmarks, const struct test_suite *suite,
-				const struct test_case *test_case)
-{
-	const char *short_name = suite->name + strlen(BENCH_PREFIX);
-	char full_name[160], short_full_name[160];
-
-	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
-	snprintf(short_full_name, sizeof(short_full_name), "%s.%s", short_name, test_case->name);
-	return glob_match_list(benchmarks, suite->name) ||
-	       glob_match_list(benchmarks, short_name) ||
-	       glob_match_list(benchmarks, full_name) ||
-	       glob_match_list(benchmarks, short_full_name);
-}
-
-/* Does the selection test=@tests bench=@benchmarks run @test_case of @suite? */
-static bool case_selected_by(const char *tests, const char *benchmarks,
-			     const struct test_suite *suite, const struct test_case *test_case)
-{
-	char full_name[160];
-	const char *prefix = explicit_only_prefix(suite);
-	bool tests_given = tests && tests[0] != '\0';
-	bool benchmarks_given = benchmarks && benchmarks[0] != '\0';
-
-	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
-	    bench_case_selected(benchmarks, suite, test_case))
-		return true;
-	if (!tests_given)
-		return !benchmarks_given && prefix == NULL;
-	if (prefix && !patterns_name_prefix(tests, prefix))
-		return false;
-	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
-	return glob_match_list(tests, suite->name) || glob_match_list(tests, full_name);
-}
-
-static bool case_selected(const struct test_suite *suite, const struct test_case *test_case)
-{
-	return case_selected_by(selection, bench_selection, suite, test_case);
+	return case_selected(selection, bench_selection, suite->name, test_case->name);
 }
 
 static size_t selected_case_count(const struct test_suite *suite)
@@ -127,7 +57,7 @@ static size_t selected_case_count(const struct test_suite *suite)
 	size_t count = 0;
 
 	for (size_t c = 0; c < suite->case_count; c++)
-		count += case_selected(suite, &suite->cases[c]);
+		count += case_selected_now(suite, &suite->cases[c]);
 	return count;
 }
 
@@ -137,7 +67,7 @@ static bool selects_any_case(const char *tests, const char *benchmarks)
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++) {
 		for (size_t c = 0; c < (*suite)->case_count; c++) {
-			if (case_selected_by(tests, benchmarks, *suite, &(*suite)->cases[c]))
+			if (case_selected(tests, benchmarks, (*suite)->name, (*suite)->cases[c].name))
 				return true;
 		}
 	}
@@ -184,6 +114,66 @@ unsigned int test_select(const char *tests, const char *benchmarks)
 		suites += selected_case_count(*suite) > 0;
 	return suites;
 }
+
+/* --- Options: what to run, how often, how long ------------------------- */
+
+#define REPEAT_MAX 100000
+
+static bool parse_test(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_glob_list(word, error, kernel_options.test, sizeof(kernel_options.test));
+}
+KERNEL_OPTION(test, "a glob list, e.g. lib_*,paging", parse_test);
+
+static bool parse_bench(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_glob_list(word, error, kernel_options.bench,
+				      sizeof(kernel_options.bench));
+}
+KERNEL_OPTION(bench, "a glob list of benchmarks, e.g. trigger*,ipi", parse_bench);
+
+static bool parse_seed(const struct cmdline_word *word, const char **error)
+{
+	uint64_t seed;
+	int result = parse_u64(word->value, word->value_length, &seed);
+
+	if (!word->has_value || result != 0) {
+		*error = parse_error_message(word->has_value ? result : PARSE_ERROR_EMPTY);
+		return false;
+	}
+	kernel_options.seed = seed;
+	kernel_options.seed_given = true;
+	return true;
+}
+KERNEL_OPTION(seed, "a number", parse_seed);
+
+void test_choose_seed(void)
+{
+	if (!kernel_options.seed_given)
+		kernel_options.seed = arch_entropy() % 1000000;
+	ktap_note("seed=%llu (%s; pass seed=%llu to reproduce this run)",
+		  (unsigned long long)kernel_options.seed,
+		  kernel_options.seed_given ? "given" : "from the TSC",
+		  (unsigned long long)kernel_options.seed);
+}
+
+static bool parse_repeat(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 1, REPEAT_MAX, &kernel_options.repeat);
+}
+KERNEL_OPTION(repeat, "1..100000", parse_repeat);
+
+static bool parse_torture(const struct cmdline_word *word, const char **error)
+{
+	static const char *const lengths[] = { "quick", "long" };
+	int length = cmdline_value_index(word, lengths, 2);
+
+	if (length < 0)
+		return false;
+	kernel_options.torture_long = length == 1;
+	return true;
+}
+KERNEL_OPTION(torture, "quick or long", parse_torture);
 
 /* --- What test.h promises ------------------------------------------------ */
 
@@ -277,7 +267,7 @@ static void run_case_body(void *argument)
 	test_case->run();
 }
 
-static enum case_outcome run_case_once(const struct test_suite *suite,
+static enum ktap_outcome run_case_once(const struct test_suite *suite,
 				       const struct test_case *test_case, uint64_t seed,
 				       char *error, size_t error_size)
 {
@@ -293,7 +283,7 @@ static enum case_outcome run_case_once(const struct test_suite *suite,
 
 	if (suite->init && suite->init() != 0) {
 		kprintf("    # %s: the suite's init failed\n", test_case->name);
-		return CASE_FAIL;
+		return KTAP_FAIL;
 	}
 	running.context = &context;
 	watchdog_case_begin(test_case->name);
@@ -305,104 +295,78 @@ static enum case_outcome run_case_once(const struct test_suite *suite,
 
 	if (outcome >= 0 && outcome < RECOVERY_THROW_BASE) {
 		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));
-		return CASE_ERROR;
+		return KTAP_ERROR;
 	}
 	if (outcome == RECOVERY_TIMEOUT)
-		return CASE_TIMEOUT;
+		return KTAP_TIMEOUT;
 	if (outcome == THROW_SKIP && running.failures == 0)
-		return CASE_SKIP;
-	return running.failures ? CASE_FAIL : CASE_PASS;
+		return KTAP_SKIP;
+	return running.failures ? KTAP_FAIL : KTAP_PASS;
 }
 
-static enum case_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
+static enum ktap_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
 				  unsigned int repeat, uint64_t seed, char *error, size_t error_size)
 {
-	enum case_outcome outcome = CASE_PASS;
+	enum ktap_outcome outcome = KTAP_PASS;
 	unsigned int round;
 
 	running.test_case = test_case;
 	for (round = 0; round < repeat; round++) {
 		outcome = run_case_once(suite, test_case, seed + round, error, error_size);
-		if (outcome != CASE_PASS)
+		if (outcome != KTAP_PASS)
 			break;
 	}
-	if (repeat > 1 && outcome != CASE_SKIP)
+	if (repeat > 1 && outcome != KTAP_SKIP)
 		kprintf("    # %s: %u of %u rounds passed\n", test_case->name,
-			outcome == CASE_PASS ? repeat : round, repeat);
+			outcome == KTAP_PASS ? repeat : round, repeat);
 	running.test_case = NULL;
 	return outcome;
 }
 
-struct counts {
-	unsigned int passed, failed, skipped;
-};
-
-/* Returns whether the suite passed (skips do not fail a suite). */
+/* Runs the selected cases of @suite, the @number'th suite run, into @totals. */
 static void run_suite(const struct test_suite *suite, unsigned int number, unsigned int repeat,
-		      uint64_t seed, struct counts *totals)
+		      uint64_t seed, struct ktap_counts *totals)
 {
-	struct counts counts = { 0, 0, 0 };
+	struct ktap_counts counts = { 0, 0, 0 };
 	unsigned int case_number = 0;
 	char error[64];
 
 	running.suite = suite;
 	ktap_set_indent(1);
-	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name,
-		selected_case_count(suite));
+	ktap_write_suite_begin(&ktap_console, suite->name, selected_case_count(suite));
 	for (size_t c = 0; c < suite->case_count; c++) {
 		const struct test_case *test_case = &suite->cases[c];
+		enum ktap_outcome outcome;
+		const char *detail = NULL;
 
-		if (!case_selected(suite, test_case))
+		if (!case_selected_now(suite, test_case))
 			continue;
 		case_number++;
-		switch (run_case(suite, test_case, repeat, seed, error, sizeof(error))) {
-		case CASE_PASS:
-			counts.passed++;
-			kprintf("    ok %u %s\n", case_number, test_case->name);
-			break;
-		case CASE_SKIP:
-			counts.skipped++;
-			kprintf("    ok %u %s # SKIP %s\n", case_number, test_case->name,
-				running.skip_reason);
-			break;
-		case CASE_FAIL:
-			counts.failed++;
-			kprintf("    not ok %u %s\n", case_number, test_case->name);
-			break;
-		case CASE_ERROR:
-			counts.failed++;
-			kprintf("    not ok %u %s # ERROR %s\n", case_number, test_case->name, error);
-			break;
-		case CASE_TIMEOUT:
-			counts.failed++;
-			kprintf("    not ok %u %s # TIMEOUT the watchdog ended it\n", case_number,
-				test_case->name);
-			break;
-		}
+		outcome = run_case(suite, test_case, repeat, seed, error, sizeof(error));
+		if (outcome == KTAP_SKIP)
+			detail = running.skip_reason;
+		else if (outcome == KTAP_ERROR)
+			detail = error;
+		else if (outcome == KTAP_TIMEOUT)
+			detail = "the watchdog ended it";
+		ktap_count(&counts, outcome);
+		ktap_write_case(&ktap_console, case_number, test_case->name, outcome, detail);
 	}
-	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, counts.passed,
-		counts.failed, counts.skipped, case_number);
+	ktap_write_suite_totals(&ktap_console, suite->name, &counts);
 	trigger_report_usage("    # ");
 	ktap_set_indent(0);
-	if (counts.failed)
-		kprintf("not ok %u %s\n", number, suite->name);
-	else if (counts.passed == 0)
-		kprintf("ok %u %s # SKIP all its cases were skipped\n", number, suite->name);
-	else
-		kprintf("ok %u %s\n", number, suite->name);
-	totals->passed += counts.passed;
-	totals->failed += counts.failed;
-	totals->skipped += counts.skipped;
+	ktap_write_suite_end(&ktap_console, number, suite->name, &counts);
+	ktap_counts_add(totals, &counts);
 	running.suite = NULL;
 }
 
-/* What the finished suites counted (test_run_selected's totals), for a crash banner. */
-static const struct counts *finished_totals;
+/* What the finished suites counted (the running struct test_run's), for a crash banner. */
+static const struct ktap_counts *finished_totals;
 
 void test_describe_progress(char *buffer, size_t size)
 {
-	static const struct counts none;
-	const struct counts *done = finished_totals ? finished_totals : &none;
+	static const struct ktap_counts none;
+	const struct ktap_counts *done = finished_totals ? finished_totals : &none;
 
 	if (running.suite && running.test_case)
 		snprintf(buffer, size, "in %s.%s; before it pass:%u fail:%u skip:%u",
@@ -413,52 +377,50 @@ void test_describe_progress(char *buffer, size_t size)
 			 done->failed, done->skipped);
 }
 
-enum verdict test_run_selected(unsigned int repeat, uint64_t seed)
+void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 {
-	struct counts totals = { 0, 0, 0 };
-	unsigned int number = 0, unmatched;
-	enum verdict verdict;
-	char detail[96];
-
-	finished_totals = &totals;
-
+	*run = (struct test_run){ .suites = 0 };
+	finished_totals = &run->totals;
 	running.runner_cpu = cpu_id();
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++) {
 		if (selected_case_count(*suite) == 0)
 			continue;
-		run_suite(*suite, ++number, repeat, seed, &totals);
+		run_suite(*suite, ++run->suites, repeat, seed, &run->totals);
 	}
-	unmatched = report_unmatched_patterns(selection, false) +
-		    report_unmatched_patterns(bench_selection, true);
-	if (number == 0)
+	run->unmatched = report_unmatched_patterns(selection, false) +
+			 report_unmatched_patterns(bench_selection, true);
+	if (run->suites == 0)
 		kprintf("# no test case matched%s%s%s%s: a run that selects nothing fails\n",
 			selection && *selection ? " test=" : "", selection ? selection : "",
 			bench_selection && *bench_selection ? " bench=" : "",
 			bench_selection ? bench_selection : "");
-	else if (unmatched)
+	else if (run->unmatched)
 		kprintf("# %u pattern%s matched nothing: the run fails even though other patterns "
-			"matched\n", unmatched, unmatched == 1 ? "" : "s");
-	kprintf("# Totals: pass:%u fail:%u skip:%u total:%u\n", totals.passed, totals.failed,
-		totals.skipped, totals.passed + totals.failed + totals.skipped);
+			"matched\n", run->unmatched, run->unmatched == 1 ? "" : "s");
+	ktap_write_totals(&ktap_console, &run->totals);
+}
+
+enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t size)
+{
+	const struct ktap_counts *totals = &run->totals;
+	enum verdict verdict;
 
 	/*
 	 * A selection that ran nothing, or named something that does not
 	 * exist, fails: a typo in a CI job's test= must not go green.  Cases
 	 * that were selected and all skipped are still a skip.
 	 */
-	if (totals.failed || number == 0 || unmatched)
+	if (totals->failed || run->suites == 0 || run->unmatched)
 		verdict = VERDICT_FAIL;
-	else if (totals.passed == 0)
+	else if (totals->passed == 0)
 		verdict = VERDICT_SKIP;
 	else
 		verdict = VERDICT_PASS;
-	machine_exit_prepare();
-	kprintf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(verdict));
-	snprintf(detail, sizeof(detail), "pass:%u fail:%u skip:%u total:%u%s", totals.passed,
-		 totals.failed, totals.skipped, totals.passed + totals.failed + totals.skipped,
+	snprintf(detail, size, "pass:%u fail:%u skip:%u total:%u%s", totals->passed,
+		 totals->failed, totals->skipped, ktap_counts_total(totals),
 		 verdict == VERDICT_SKIP ? " (all skipped)" :
-		 number == 0 ? " (nothing matched)" : unmatched ? " (a pattern matched nothing)" : "");
-	screen_console_show_verdict(verdict, detail);
+		 run->suites == 0 ? " (nothing matched)" :
+		 run->unmatched ? " (a pattern matched nothing)" : "");
 	return verdict;
 }

@@ -2,6 +2,7 @@
 #include <trigos/console.h>
 #include <trigos/cpu.h>
 #include <trigos/ktap.h>
+#include <trigos/options.h>
 #include <trigos/smp.h>
 #include <trigos/time.h>
 #include <trigos/timer.h>
@@ -31,7 +32,16 @@ static void start_ticking(void *unused)
 	timer_periodic(WATCHDOG_TICK_NS);
 }
 
-void watchdog_init(unsigned int timeout_seconds)
+/* watchdog=S: a case may run S seconds; 0 turns the watchdog off. */
+static unsigned int timeout_seconds = WATCHDOG_DEFAULT_SECONDS;
+
+static bool parse_watchdog(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 86400, &timeout_seconds);
+}
+KERNEL_OPTION(watchdog, "seconds, 0..86400 (0: off)", parse_watchdog);
+
+void watchdog_init(void)
 {
 	int candidate = -1;
 

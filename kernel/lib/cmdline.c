@@ -104,6 +104,15 @@ bool cmdline_value_is(const struct cmdline_word *word, const char *value)
 	       span_is(word->value, word->value_length, value);
 }
 
+int cmdline_value_index(const struct cmdline_word *word, const char *const *values, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (cmdline_value_is(word, values[i]))
+			return (int)i;
+	}
+	return -1;
+}
+
 size_t cmdline_copy_value(const struct cmdline_word *word, char *buffer, size_t size)
 {
 	size_t length = word->has_value ? word->value_length : 0;

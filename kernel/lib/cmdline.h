@@ -111,6 +111,16 @@ bool cmdline_key_is(const struct cmdline_word *word, const char *key);
 bool cmdline_value_is(const struct cmdline_word *word, const char *value);
 
 /**
+ * cmdline_value_index - which of @values @word's value is
+ * @word: a word from cmdline_next()
+ * @values: @count NUL-terminated values, compared as cmdline_value_is() does
+ *
+ * Return: the index of the first value equal to @word's, or -1 (also for a
+ * word without '=' and for a malformed word).
+ */
+int cmdline_value_index(const struct cmdline_word *word, const char *const *values, size_t count);
+
+/**
  * cmdline_copy_value - copy @word's value out as a NUL-terminated string
  * @word: a word from cmdline_next(); one without a value copies ""
  * @buffer: where to copy to

@@ -376,3 +376,17 @@ bool smp_run_on(unsigned int target, void (*function)(void *), void *argument, u
 	}
 	return smp_run_on_async(target, function, argument) && smp_wait_for(target, timeout_ns);
 }
+
+/* --- Options --------------------------------------------------------------- */
+
+static bool parse_cpus(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 1, MAX_CPUS, &kernel_options.expected_cpus);
+}
+KERNEL_OPTION(cpus, "the expected number of CPUs, 1..256", parse_cpus);
+
+static bool parse_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 500000, &kernel_options.smp_ap_delay_us);
+}
+KERNEL_OPTION(smp_ap_delay_us, "microseconds, 0..500000", parse_smp_ap_delay_us);

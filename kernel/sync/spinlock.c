@@ -7,6 +7,7 @@
  */
 #include <trigos/cpu.h>
 #include <trigos/ktap.h>
+#include <trigos/options.h>
 #include <trigos/panic.h>
 #include <trigos/spinlock.h>
 #include <trigos/trigger.h>
@@ -547,3 +548,19 @@ void spin_unlock_irqrestore(spinlock_t *lock, bool enabled)
 	release(lock, caller_address());
 	local_irq_restore(enabled);
 }
+
+/* mcs_wait=spin|trigger: how a queued MCS waiter waits for its turn. */
+static bool parse_mcs_wait(const struct cmdline_word *word, const char **error)
+{
+	static const char *const modes[] = {
+		[MCS_WAIT_SPIN] = "spin",
+		[MCS_WAIT_TRIGGER] = "trigger",
+	};
+	int mode = cmdline_value_index(word, modes, sizeof(modes) / sizeof(modes[0]));
+
+	if (mode < 0)
+		return false;
+	spinlock_set_mcs_wait_mode((enum mcs_wait_mode)mode);
+	return true;
+}
+KERNEL_OPTION(mcs_wait, "spin or trigger", parse_mcs_wait);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: the command line (lib/cmdline.c) and the value parsers the
- * options table uses (kernel/boot/options.c: parse_u64, parse_bool,
- * cmdline_copy_value, cmdline_value_is; options.c itself needs the kernel,
- * so its pattern is repeated here).  The input is the command line; it
+ * kernel's options use (KERNEL_OPTION() parsers beside their users, and
+ * kernel/boot/options.c's walk: parse_u64, parse_bool, cmdline_copy_value,
+ * cmdline_value_is; those need the kernel, so their pattern is repeated
+ * here).  The input is the command line; it
  * ends at its first NUL, as the boot loader's does.
  */
 #include <stdlib.h>

@@ -16,14 +16,13 @@
 #include <string.h>
 
 #include <trigos/test.h>
-#include <lib/glob.h>
+#include <lib/case_selection.h>
+#include <lib/ktap_writer.h>
 #include <lib/random.h>
 #include <lib/verdict.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
-
-enum case_outcome { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
 static jmp_buf case_exit;
 static const char *running_case;
@@ -95,9 +94,9 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*left)->name, (*right)->name);
 }
 
-static enum case_outcome run_case(const struct test_suite *suite, const struct test_case *test_case)
+static enum ktap_outcome run_case(const struct test_suite *suite, const struct test_case *test_case)
 {
-	volatile enum case_outcome outcome = CASE_PASS;
+	volatile enum ktap_outcome outcome = KTAP_PASS;
 	int jumped;
 
 	running_case = test_case->name;
@@ -106,29 +105,32 @@ static enum case_outcome run_case(const struct test_suite *suite, const struct t
 	if (suite->init && suite->init() != 0) {
 		printf("    # %s: suite init failed\n", test_case->name);
 		running_case = NULL;
-		return CASE_FAIL;
+		return KTAP_FAIL;
 	}
 	jumped = setjmp(case_exit);
 	if (jumped == 0)
 		test_case->run();
 	else if (jumped == 2)
-		outcome = CASE_SKIP;
+		outcome = KTAP_SKIP;
 	if (suite->exit)
 		suite->exit();
 	if (running_case_failures)
-		outcome = CASE_FAIL;
+		outcome = KTAP_FAIL;
 	running_case = NULL;
 	return outcome;
 }
 
-static bool case_selected(const char *glob, const struct test_suite *suite, const struct test_case *test_case)
+static void print_on_stdout(void *context, const char *text)
 {
-	char full_name[256];
+	fputs(text, stdout);
+}
 
-	if (!glob)
-		return true;
-	snprintf(full_name, sizeof(full_name), "%s.%s", suite->name, test_case->name);
-	return glob_match_list(glob, suite->name) || glob_match_list(glob, full_name);
+static const struct ktap_writer ktap_stdout = { .print = print_on_stdout };
+
+static bool selected(const char *glob, const struct test_suite *suite,
+		     const struct test_case *test_case)
+{
+	return case_selected(glob, NULL, suite->name, test_case->name);
 }
 
 int main(int argc, char **argv)
@@ -136,8 +138,8 @@ int main(int argc, char **argv)
 	const char *glob = argc > 1 ? argv[1] : NULL;
 	size_t suite_count = (size_t)(__stop_test_suites - __start_test_suites);
 	const struct test_suite **suites = calloc(suite_count + 1, sizeof(*suites));
-	unsigned int passed = 0, failed = 0, skipped = 0;
-	size_t selected_suites = 0;
+	struct ktap_counts totals = { 0, 0, 0 };
+	unsigned int selected_suites = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	random_seed(&random_stream, 1);
@@ -146,54 +148,40 @@ int main(int argc, char **argv)
 
 	for (size_t s = 0; s < suite_count; s++) {
 		for (size_t c = 0; c < suites[s]->case_count; c++) {
-			if (case_selected(glob, suites[s], &suites[s]->cases[c])) {
+			if (selected(glob, suites[s], &suites[s]->cases[c])) {
 				suites[selected_suites++] = suites[s];
 				break;
 			}
 		}
 	}
 
-	printf("KTAP version 1\n1..%zu\n", selected_suites);
-	for (size_t s = 0; s < selected_suites; s++) {
+	ktap_write_header(&ktap_stdout, selected_suites);
+	for (unsigned int s = 0; s < selected_suites; s++) {
 		const struct test_suite *suite = suites[s];
-		unsigned int suite_counts[3] = { 0, 0, 0 };
+		struct ktap_counts counts = { 0, 0, 0 };
 		unsigned int number = 0;
 		size_t plan = 0;
 
 		for (size_t c = 0; c < suite->case_count; c++)
-			plan += case_selected(glob, suite, &suite->cases[c]);
-		printf("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name, plan);
+			plan += selected(glob, suite, &suite->cases[c]);
+		ktap_write_suite_begin(&ktap_stdout, suite->name, plan);
 		for (size_t c = 0; c < suite->case_count; c++) {
 			const struct test_case *test_case = &suite->cases[c];
-			enum case_outcome outcome;
+			enum ktap_outcome outcome;
 
-			if (!case_selected(glob, suite, test_case))
+			if (!selected(glob, suite, test_case))
 				continue;
 			outcome = run_case(suite, test_case);
-			suite_counts[outcome]++;
-			number++;
-			if (outcome == CASE_SKIP)
-				printf("    ok %u %s # SKIP %s\n", number, test_case->name, skip_reason);
-			else
-				printf("    %s %u %s\n", outcome == CASE_PASS ? "ok" : "not ok", number,
-				       test_case->name);
+			ktap_count(&counts, outcome);
+			ktap_write_case(&ktap_stdout, ++number, test_case->name, outcome, skip_reason);
 		}
-		printf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite->name,
-		       suite_counts[CASE_PASS], suite_counts[CASE_FAIL], suite_counts[CASE_SKIP], number);
-		if (suite_counts[CASE_FAIL])
-			printf("not ok %zu %s\n", s + 1, suite->name);
-		else if (suite_counts[CASE_PASS] == 0)
-			printf("ok %zu %s # SKIP all cases skipped\n", s + 1, suite->name);
-		else
-			printf("ok %zu %s\n", s + 1, suite->name);
-		passed += suite_counts[CASE_PASS];
-		failed += suite_counts[CASE_FAIL];
-		skipped += suite_counts[CASE_SKIP];
+		ktap_write_suite_totals(&ktap_stdout, suite->name, &counts);
+		ktap_write_suite_end(&ktap_stdout, s + 1, suite->name, &counts);
+		ktap_counts_add(&totals, &counts);
 	}
-	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", passed, failed, skipped,
-	       passed + failed + skipped);
-	printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
-	printf(VERDICT_RESULT_PREFIX "%s\n", verdict_result_word(failed ? VERDICT_FAIL : VERDICT_PASS));
+	ktap_write_totals(&ktap_stdout, &totals);
+	printf("%u passed, %u failed, %u skipped\n", totals.passed, totals.failed, totals.skipped);
+	ktap_write_result(&ktap_stdout, totals.failed ? VERDICT_FAIL : VERDICT_PASS);
 	free(suites);
-	return failed ? 1 : 0;
+	return totals.failed ? 1 : 0;
 }

@@ -365,6 +365,27 @@ static void value_is_compares_exactly(void)
 	EXPECT_FALSE(cmdline_value_is(&word, "bare"));
 }
 
+static void value_index_finds_the_first_equal_value(void)
+{
+	static const char *const modes[] = { "auto", "fast", "slow", "fast" };
+	struct cmdline_cursor cursor;
+	struct cmdline_word word;
+
+	cmdline_start(&cursor, "mode=fast mode=auto mode=fas mode= bare \"oops");
+	ASSERT_TRUE(cmdline_next(&cursor, &word));
+	EXPECT_EQ(cmdline_value_index(&word, modes, 4), 1);
+	EXPECT_EQ(cmdline_value_index(&word, modes, 1), -1);
+	ASSERT_TRUE(cmdline_next(&cursor, &word));
+	EXPECT_EQ(cmdline_value_index(&word, modes, 4), 0);
+	ASSERT_TRUE(cmdline_next(&cursor, &word));
+	EXPECT_EQ(cmdline_value_index(&word, modes, 4), -1);
+	ASSERT_TRUE(cmdline_next(&cursor, &word));
+	EXPECT_EQ(cmdline_value_index(&word, modes, 4), -1);
+	ASSERT_TRUE(cmdline_next(&cursor, &word));
+	EXPECT_EQ(cmdline_value_index(&word, modes, 4), -1);
+	EXPECT_EQ(cmdline_value_index(&word, modes, 0), -1);
+}
+
 static void copy_value_copies_and_terminates(void)
 {
 	struct cmdline_cursor cursor;
@@ -642,6 +663,7 @@ static const struct test_case lib_cmdline_cases[] = {
 	TEST_CASE(words_after_a_malformed_one_are_found),
 	TEST_CASE(key_is_compares_exactly),
 	TEST_CASE(value_is_compares_exactly),
+	TEST_CASE(value_index_finds_the_first_equal_value),
 	TEST_CASE(copy_value_copies_and_terminates),
 	TEST_CASE(copy_value_truncates),
 	TEST_CASE(find_returns_the_last_match),

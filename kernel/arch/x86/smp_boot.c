@@ -193,9 +193,27 @@ static bool prepare_start(void)
 
 static bool started_early;
 
+/*
+ * smp_start=sdm: the SDM's timed INIT-SIPI-SIPI even under QEMU (auto:
+ * INIT+SIPI before calibration there).
+ */
+static bool start_sdm;
+
+static bool parse_smp_start(const struct cmdline_word *word, const char **error)
+{
+	static const char *const ways[] = { "auto", "sdm" };
+	int way = cmdline_value_index(word, ways, 2);
+
+	if (way < 0)
+		return false;
+	start_sdm = way == 1;
+	return true;
+}
+KERNEL_OPTION(smp_start, "auto or sdm", parse_smp_start);
+
 bool arch_smp_can_start_early(void)
 {
-	return running_under_qemu() && !kernel_options.smp_start_sdm;
+	return running_under_qemu() && !start_sdm;
 }
 
 bool arch_smp_start_aps_early(void)
@@ -345,3 +363,11 @@ bool arch_mp_table_discover(uint32_t bsp_apic_id)
 	smp_summary.beyond_capacity += mp_configuration.cpus_beyond_capacity;
 	return true;
 }
+
+/* --- Options --------------------------------------------------------------- */
+
+static bool parse_smp_withhold(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 1, MAX_CPUS - 1, &kernel_options.smp_withhold_cpu);
+}
+KERNEL_OPTION(smp_withhold, "a logical CPU number, 1..255", parse_smp_withhold);

@@ -304,18 +304,26 @@ static bool measure_window(enum clock_source source, unsigned int milliseconds,
  * under host load, their reference ending late so that the TSC seems
  * 1.05x-4x faster, to show that a noisy clock is reported, not trusted.
  */
+static unsigned int tsc_noise_percent;
+
+static bool parse_tsc_noise(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 100, &tsc_noise_percent);
+}
+KERNEL_OPTION(tsc_noise, "a percentage, 0..100", parse_tsc_noise);
+
 static void lie_if_asked(struct calibration_window *w)
 {
 	static struct random_state random;
 	static bool seeded;
 
-	if (kernel_options.tsc_noise_percent == 0)
+	if (tsc_noise_percent == 0)
 		return;
 	if (!seeded) {
 		random_seed(&random, kernel_options.seed);
 		seeded = true;
 	}
-	if (random_below(&random, 100) < kernel_options.tsc_noise_percent)
+	if (random_below(&random, 100) < tsc_noise_percent)
 		w->reference_ticks = w->reference_ticks * (25 + random_below(&random, 71)) / 100;
 }
 

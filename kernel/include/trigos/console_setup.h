@@ -9,17 +9,8 @@
 
 #include <stdbool.h>
 
-#include <lib/console_option.h>
 
-#define CONSOLE_CHOICES_MAX	8
-
-/** struct console_choice - the console= words, in order */
-struct console_choice {
-	struct console_spec specs[CONSOLE_CHOICES_MAX];
-	unsigned int count;
-};
-
-/** console_setup - apply @choice (from the command line); call before ktap_header() */
-void console_setup(const struct console_choice *choice);
+/** console_setup - apply the console= words; call before ktap_header() */
+void console_setup(void);
 
 #endif

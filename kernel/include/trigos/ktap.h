@@ -10,6 +10,13 @@
  */
 
 #include <stdbool.h>
+#include <lib/ktap_writer.h>
+
+/*
+ * ktap_console - the KTAP writer (lib/ktap_writer.h) that prints on the
+ * console: the test runner's suites, cases, totals and result lines
+ */
+extern const struct ktap_writer ktap_console;
 
 /**
  * ktap_note - a top-level diagnostic ("# ..."): printed now if the header is

@@ -25,8 +25,11 @@ enum machine_told {
 	MACHINE_TOLD_BOCHS,	/* machine=bochs */
 };
 
-/** machine_set_told - record what machine= said (options.c) */
+/** machine_set_told - as if machine= had said @told (a test puts it back) */
 void machine_set_told(enum machine_told told);
+
+/** machine_told_by_option - what machine= said */
+enum machine_told machine_told_by_option(void);
 
 /**
  * running_under_bochs - true only when the command line said machine=bochs
@@ -52,8 +55,15 @@ void machine_identify(void);
 
 
 /**
- * machine_exit - end the run with @verdict as the exit= option says
+ * machine_end_run - end the run with @verdict: the one way out, for a run
+ * that finished (kmain) and for one that crashed (panic)
+ * @verdict: the run's verdict
+ * @detail: a line under the screen's banner (the totals, or where it crashed)
  *
+ * In this order, once: the exit is prepared (with exit=halt the other CPUs
+ * are halted now and that is reported; a reset or power-off is announced),
+ * so that "# RESULT: <word>" comes next and stays the log's last line where
+ * the exit allows; then the screen's verdict banner; then the exit= action.
  * Under QEMU (confirmed, see hypervisor.h) the verdict becomes QEMU's exit
  * status through isa-debug-exit; if that device is absent, ACPI S5 powers
  * off.  Under Bochs (told, see running_under_bochs()) Bochs's shutdown port
@@ -61,16 +71,13 @@ void machine_identify(void);
  * hardware: halt every CPU, or reboot (ACPI reset register, 8042, triple
  * fault) with exit=reboot, or power off (ACPI S5) with exit=poweroff.
  */
-void machine_exit(enum verdict verdict) __attribute__((noreturn));
+void machine_end_run(enum verdict verdict, const char *detail) __attribute__((noreturn));
 
+/** machine_set_exit_action - as if exit= had said @action (a test puts it back) */
 void machine_set_exit_action(enum exit_action action);
 
-/**
- * machine_exit_prepare - what must happen before the "# RESULT:" line:
- * with exit=halt the other CPUs are halted (and that is reported), a reset
- * or power-off is announced.  machine_exit() calls it too, if nobody did.
- */
-void machine_exit_prepare(void);
+/** machine_exit_action - what exit= said (EXIT_ACTION_AUTO by default) */
+enum exit_action machine_exit_action(void);
 
 /* Arch hooks. */
 void arch_qemu_debug_exit(uint32_t value);

@@ -7,24 +7,75 @@
  * --cmdline), later words overriding earlier ones.  An unknown key or a bad
  * value is reported as a KTAP diagnostic and the default is kept: a typo
  * must not stop a run, nor pass silently.
+ *
+ * Each option is declared beside the code that uses it, with its key, the
+ * values it takes and its parser:
+ *
+ *	static bool parse_watchdog(const struct cmdline_word *word, const char **error)
+ *	{
+ *		return option_parse_number(word, error, 0, 86400, &timeout_seconds);
+ *	}
+ *	KERNEL_OPTION(watchdog, "seconds, 0..86400 (0: off)", parse_watchdog);
+ *
+ * KERNEL_OPTION() places a pointer to it in the .kernel_options.* linker
+ * section (linker.ld sorts them by key); kernel/boot/options.c only walks
+ * the command line, finds each word's option there and reports the words it
+ * cannot apply.
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <trigos/console_setup.h>
-#include <trigos/machine.h>
+#include <lib/cmdline.h>
+
+/**
+ * struct kernel_option - one key of the command line
+ * @key: the word's key, before '='
+ * @values: what it takes, shown when a value is rejected
+ * @parse: applies @word's value; returns false if it is bad (then *error
+ *         may say why, and the diagnostic adds it after @values)
+ */
+struct kernel_option {
+	const char *key;
+	const char *values;
+	bool (*parse)(const struct cmdline_word *word, const char **error);
+};
+
+/* The key is a C identifier: it names the option's objects and section. */
+#define KERNEL_OPTION(option_key, help, parse_fn)                                 \
+	static const struct kernel_option kernel_option_##option_key = {           \
+		.key = #option_key,                                                 \
+		.values = help,                                                     \
+		.parse = parse_fn,                                                  \
+	};                                                                          \
+	static const struct kernel_option *const kernel_option_pointer_##option_key \
+		__attribute__((used, section(".kernel_options." #option_key))) =     \
+			&kernel_option_##option_key
+
+/**
+ * option_parse_number - a decimal or 0x number in @minimum..@maximum into *@out
+ * (else false, with *@error saying why)
+ */
+bool option_parse_number(const struct cmdline_word *word, const char **error, uint64_t minimum,
+			 uint64_t maximum, unsigned int *out);
+
+/** option_parse_glob_list - a non-empty value that fits @size bytes into @buffer */
+bool option_parse_glob_list(const struct cmdline_word *word, const char **error, char *buffer,
+			    size_t size);
 
 #define OPTION_GLOB_SIZE 256
 
+/*
+ * The values of the options that more than one file reads (kmain, which
+ * hands them on, and the tests count).  Each is still parsed beside its
+ * main user; an option read by one file only keeps its value there.
+ */
 struct kernel_options {
 	char test[OPTION_GLOB_SIZE];	/* test=GLOB[,GLOB]: suites or suite.case; "" all */
 	char bench[OPTION_GLOB_SIZE];	/* bench=GLOB[,GLOB]: benchmarks, bench_ prefix optional */
 	uint64_t seed;			/* seed=N: the pseudo-random stream */
 	bool seed_given;
 	unsigned int repeat;		/* repeat=N: run each selected case N times */
-	enum exit_action exit_action;	/* exit=auto|qemu|halt|reboot|poweroff */
-	enum machine_told machine;	/* machine=auto|bochs: what the kernel is told it runs on */
-	unsigned int watchdog_seconds;	/* watchdog=S: end a case after S seconds, 0 off */
 	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
 	bool torture_long;		/* torture=quick|long: how long torture suites run */
 	int trigger_backend;		/* trigger=auto|spin|mwait|hlt|adaptive|mwaitx|umwait */
@@ -32,17 +83,11 @@ struct kernel_options {
 	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
-	bool smp_start_sdm;		/* smp_start=sdm: the SDM's timed INIT-SIPI-SIPI even
-					 * under QEMU (auto: INIT+SIPI before calibration there) */
-	unsigned int tsc_noise_percent;	/* tsc_noise=N (test only): N % of the TSC calibration's
-					 * windows lie, as QEMU's PIT did under host load */
 	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
 					 * online, so that the BSP's bring-up wait really waits */
 	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
 					 * trigger_test_break, applied by the trigger tests */
-	unsigned int dump;		/* dump=acpi,multiboot,...: FIRMWARE_DUMP_* (firmware_dump.h) */
 	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
-	struct console_choice consoles;	/* console=ttyS<N>[,BAUD]|fb, repeatable; none: all */
 };
 
 extern struct kernel_options kernel_options;
@@ -65,6 +110,9 @@ static inline bool test_break_given(unsigned int what)
 {
 	return (kernel_options.test_breaks & what) != 0;
 }
+
+/** options_table - every KERNEL_OPTION() linked in, sorted by key; *@count of them */
+const struct kernel_option *const *options_table(size_t *count);
 
 /** options_parse - apply every word of @cmdline; @source names it in messages */
 void options_parse(const char *cmdline, const char *source);

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <trigos/machine.h>
+#include <lib/ktap_writer.h>
+#include <lib/verdict.h>
 
 /**
  * test_select - choose the cases to run
@@ -20,12 +21,38 @@
 unsigned int test_select(const char *tests, const char *benchmarks);
 
 /**
+ * struct test_run - what a run of the selected cases counted
+ * @totals: its cases' results
+ * @suites: how many suites ran
+ * @unmatched: how many test= and bench= patterns selected nothing
+ */
+struct test_run {
+	struct ktap_counts totals;
+	unsigned int suites;
+	unsigned int unmatched;
+};
+
+/**
  * test_run_selected - run the selected suites in name order, printing KTAP
  * (the header must already be out: ktap_header()), each case @repeat times,
- * the pseudo-random stream seeded from @seed; ends with the totals and the
- * "# RESULT:" line and returns the verdict.
+ * the pseudo-random stream seeded from @seed, into @run; ends with the
+ * patterns that matched nothing and the totals line.  The verdict and the
+ * end of the run are the caller's (test_run_verdict(), machine_end_run()).
  */
-enum verdict test_run_selected(unsigned int repeat, uint64_t seed);
+void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run);
+
+/**
+ * test_run_verdict - the verdict of @run: FAIL if a case failed, nothing
+ * was selected or a pattern matched nothing, else SKIP if nothing passed,
+ * else PASS; @detail gets the totals (and why, for the screen's banner)
+ */
+enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t size);
+
+/**
+ * test_choose_seed - after the command line: unless seed= was given, a seed
+ * from the TSC; either way a note says which, to reproduce the run
+ */
+void test_choose_seed(void);
 
 /**
  * test_describe_progress - "in suite.case; before it pass:P fail:F skip:S"

@@ -18,8 +18,11 @@
 
 #define WATCHDOG_DEFAULT_SECONDS 30
 
-/** watchdog_init - pick the watchdog CPU and start its timer (after AP bring-up) */
-void watchdog_init(unsigned int timeout_seconds);
+/**
+ * watchdog_init - pick the watchdog CPU and start its timer (after AP
+ * bring-up), unless watchdog=0
+ */
+void watchdog_init(void);
 
 /** watchdog_case_begin / end - the runner brackets every case with these */
 void watchdog_case_begin(const char *case_name);

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The trigger's command-line options: the backend and its tuning (trigger=,
+ * trigger_spin_ns=, mwait_hint=, read by trigger_boot_init() from kmain),
+ * and the test-only switches that break a trigger property on purpose so
+ * that the test of that property is seen to fail (test_break=,
+ * test_drop_kick=; tests/matrix.cfg has a section for each that expects
+ * the failure).  Never for real runs.
+ */
+#include <trigos/options.h>
+#include <trigos/smp.h>
+#include <trigos/smp_call.h>
+#include <trigos/spinlock.h>
+#include <trigos/stop_machine.h>
+#include <trigos/trigger_backend.h>
+
+static bool parse_trigger(const struct cmdline_word *word, const char **error)
+{
+	int backend = word->has_value ? trigger_backend_from_name(word->value, word->value_length) : -1;
+
+	if (backend < 0)
+		return false;
+	kernel_options.trigger_backend = backend;
+	return true;
+}
+KERNEL_OPTION(trigger, "auto, spin, mwait, hlt, adaptive, mwaitx or umwait", parse_trigger);
+
+static bool parse_trigger_spin_ns(const struct cmdline_word *word, const char **error)
+{
+	unsigned int value;
+
+	if (!option_parse_number(word, error, 0, 100000000, &value))
+		return false;
+	kernel_options.trigger_spin_ns = value;
+	return true;
+}
+KERNEL_OPTION(trigger_spin_ns, "nanoseconds, 0..100000000 (0: measured)", parse_trigger_spin_ns);
+
+static bool parse_mwait_hint(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 0xff, &kernel_options.mwait_hint);
+}
+KERNEL_OPTION(mwait_hint, "MWAIT's EAX hint, 0..255 (0: C1)", parse_mwait_hint);
+
+/* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
+static const char *const test_break_names[] = {
+	"cr0_cd",
+	"bochs_monitor_operand",
+	"bochs_wake_ipi",
+	"store_kick_elsewhere",
+	"store_kicker_monitors",
+};
+
+static bool parse_test_break(const struct cmdline_word *word, const char **error)
+{
+	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
+				   : -1;
+
+	if (mode >= 0) {
+		kernel_options.test_break = mode;
+		return true;
+	}
+	mode = cmdline_value_index(word, test_break_names,
+				   sizeof(test_break_names) / sizeof(test_break_names[0]));
+	if (mode < 0)
+		return false;
+	kernel_options.test_breaks |= 1u << mode;
+	return true;
+}
+KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
+			  "bochs_wake_ipi, store_kick_elsewhere or store_kicker_monitors (tests that "
+			  "must then fail)", parse_test_break);
+
+/*
+ * test_drop_kick=call|stop_machine|mcs|bringup: one converted user's kicks
+ * are dropped (its setter lives beside its kick), so that the suite that
+ * checks that user's waits is seen to fail.
+ */
+static bool parse_test_drop_kick(const struct cmdline_word *word, const char **error)
+{
+	static const struct {
+		const char *user;
+		void (*drop)(bool drop);
+	} users[] = {
+		{ "call", smp_call_test_drop_kicks },
+		{ "stop_machine", stop_machine_test_drop_kicks },
+		{ "mcs", spinlock_test_drop_mcs_kicks },
+		{ "bringup", smp_test_drop_bringup_kicks },
+	};
+
+	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		if (cmdline_value_is(word, users[i].user)) {
+			users[i].drop(true);
+			return true;
+		}
+	}
+	return false;
+}
+KERNEL_OPTION(test_drop_kick, "call, stop_machine, mcs or bringup (its suite must then fail)",
+	      parse_test_drop_kick);
