@@ -127,7 +127,7 @@ $(BUILD)/kernel/%.o: %.S
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
 	$(call say,AS,$<)
 
-$(FONT_SOURCE): $(CONSOLE_FONT) tools/psf2c
+$(FONT_SOURCE): $(CONSOLE_FONT) tools/psf2c tools/trigos/psf2c.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/psf2c --notice "$(notdir $(CONSOLE_FONT)), Copyright (c) 2000, 2001 \
 		Dmitry Bolkhovityanov, X11-style licence (console-setup-linux copyright.fonts)" \
@@ -142,7 +142,7 @@ $(FONT_OBJECT): $(FONT_SOURCE) Makefile
 # Pass 1 links with an empty table; its symbols generate the real table, and
 # pass 2 links that in.  linker.ld puts the table last in the image, so the
 # two passes lay everything else out identically; tools/symbols checks it.
-$(BUILD)/empty-symbols.S: tools/symbols
+$(BUILD)/empty-symbols.S: tools/symbols tools/trigos/symbols.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) tools/symbols --empty > $@
 
@@ -152,10 +152,10 @@ $(BUILD)/%-symbols.o: $(BUILD)/%-symbols.S
 $(BUILD)/trigos-pass1.elf: $(KERNEL_OBJECTS) $(BUILD)/empty-symbols.o linker.ld
 	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/empty-symbols.o
 
-$(BUILD)/kernel-symbols.S: $(BUILD)/trigos-pass1.elf tools/symbols
+$(BUILD)/kernel-symbols.S: $(BUILD)/trigos-pass1.elf tools/symbols tools/trigos/symbols.py
 	$(NM) -n --defined-only $< | $(PYTHON) tools/symbols > $@
 
-$(KERNEL_ELF): $(KERNEL_OBJECTS) $(BUILD)/kernel-symbols.o linker.ld tools/symbols
+$(KERNEL_ELF): $(KERNEL_OBJECTS) $(BUILD)/kernel-symbols.o linker.ld tools/symbols tools/trigos/symbols.py
 	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/kernel-symbols.o
 	$(NM) -n --defined-only $(BUILD)/trigos-pass1.elf > $(BUILD)/pass1.nm
 	$(NM) -n --defined-only $@ | $(PYTHON) tools/symbols --same-layout $(BUILD)/pass1.nm

@@ -7,10 +7,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_loader import load_tool  # noqa: E402
-
-bench = load_tool("bench")
+from trigos import bench, matrix
 
 
 def distribution(name, p50, p90, cpus=2, **extra):
@@ -139,7 +136,6 @@ class Naming(unittest.TestCase):
                          ("spinlock", "lock_uncontended", "mcs 1 CPU", "cycles", "4"))
 
     def test_peer_cpu_counts_come_from_bringup_sections(self):
-        matrix = load_tool("matrix")
         entries = matrix.parse_config(
             "[bringup-8cpu]\nrun = --boot kernel --cpus 8\ngroups = bringup\n"
             "[bringup-2cpu]\nrun = --boot kernel --cpus 2\ngroups = bringup quick\n"

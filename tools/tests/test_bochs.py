@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Tests of tools/run --emulator bochs and tools/bochs: the pure bochsrc and
+"""Tests of tools/run --emulator bochs and tools/trigos/bochs.py: the pure bochsrc and
 grub.cfg builders, the reading of Bochs's own log, the verdict, the refused
 options, and whole runs (tools/run and tools/matrix) against a fake `bochs`
 (a small Python script put first on PATH) that reads the bochsrc and the
@@ -14,22 +14,16 @@ import textwrap
 import time
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from tools.tests import TOOLS, read_data
+from trigos import bochs, run
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(TOOLS, "run")
 MATRIX = os.path.join(TOOLS, "matrix")
 REPOSITORY = os.path.dirname(TOOLS)
 
-bochs = load_tool("bochs")
-run = load_tool("run")
 
-PASS_LOG = ("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: alpha\n    1..1\n"
-            "    ok 1 one\n    # alpha: pass:1 fail:0 skip:0 total:1\nok 1 alpha\n"
-            "# Totals: pass:1 fail:0 skip:0 total:1\n# RESULT: PASS\n")
-BOCHS_START = ("00000000000i[      ] reading configuration from bochsrc\n"
-               "00000000000i[SYS   ] bx_pc_system_c::Reset(HARDWARE) called\n"
-               "00000000000i[CPU0  ] cpu hardware reset\n")
+PASS_LOG = read_data("bochs/pass.log")
+BOCHS_START = read_data("bochs/bochs-start.txt")
 
 
 def config(**changes):
@@ -81,22 +75,7 @@ class BochsrcTest(unittest.TestCase):
         self.assertFalse(os.path.exists("/b/derived.iso"))
 
 
-ISO_CFG = """# the ISO's own grub.cfg
-serial --unit=0 --speed=115200
-terminal_output serial console
-insmod multiboot2
-
-set timeout=0
-
-menuentry "trigos: all tests" {
-	multiboot2 /boot/trigos.elf
-	boot
-}
-
-menuentry "halt" {
-	multiboot2 /boot/trigos.elf exit=halt
-}
-"""
+ISO_CFG = read_data("bochs/iso-grub.cfg")
 
 
 class GrubCfgTest(unittest.TestCase):

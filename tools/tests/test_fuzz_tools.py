@@ -8,11 +8,9 @@ import struct
 import tempfile
 import unittest
 
-from tools.tests.test_ktap import load_tool
+from trigos import acpi_crafted, fuzz_corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-fuzz_corpus = load_tool("fuzz-corpus")
-acpi_crafted = load_tool("acpi-crafted")
 
 
 def dump_lines(kind, name, address, data, per_line=4):

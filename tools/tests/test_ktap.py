@@ -10,52 +10,15 @@ import time
 import unittest
 import xml.etree.ElementTree as ET
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tools.tests import TOOLS, read_data
+from trigos import ktap
+
 KTAP_TOOL = os.path.join(TOOLS, "ktap")
 
-
-from tools.tests.tool_loader import load_tool  # noqa: E402
-
-
-ktap = load_tool("ktap")
-
-GOOD = """\
-KTAP version 1
-1..3
-    KTAP version 1
-    # Subtest: lib_glob
-    1..3
-    # star_matches: 12 patterns
-    ok 1 star_matches
-    ok 2 question_mark
-    ok 3 classes # SKIP not implemented
-    # lib_glob: pass:2 fail:0 skip:1 total:3
-ok 1 lib_glob
-    KTAP version 1
-    # Subtest: lib_random
-    1..2
-    ok 1 same_seed_same_stream
-    ok 2 spread
-    # lib_random: pass:2 fail:0 skip:0 total:2
-ok 2 lib_random
-    KTAP version 1
-    # Subtest: smp_boot
-    1..1
-    # all_cpus_online: 2 CPUs
-    ok 1 all_cpus_online
-    # smp_boot: pass:1 fail:0 skip:0 total:1
-ok 3 smp_boot
-# Totals: pass:5 fail:0 skip:1 total:6
-# RESULT: PASS
-"""
+GOOD = read_data("ktap/good.log")
 
 # What OVMF and GRUB write to the serial port before the kernel starts.
-FIRMWARE_NOISE = ("\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01H"
-                  "BdsDxe: failed to load Boot0001 \"UEFI QEMU DVD-ROM QM00003 \" from "
-                  "PciRoot(0x0)/Pci(0x1,0x1)/Ata(Secondary,Master,0x0): Not Found\r\n"
-                  "BdsDxe: loading Boot0002 \"UEFI QEMU DVD-ROM QM00005 \"\r\n"
-                  "\x1b[0m\x1b[37m\x1b[40mWelcome to GRUB!\r\n"
-                  "  Booting `trigos'\r\n\r\n")
+FIRMWARE_NOISE = read_data("ktap/firmware-noise.log")
 
 
 def check(text, **options):

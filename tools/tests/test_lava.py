@@ -7,36 +7,12 @@ import os
 import re
 import unittest
 
-from tools.tests.test_run import TOOLS, load_tool
+from tools.tests import TOOLS, read_data
+from trigos import ktap, lava
 
 JOB = os.path.join(os.path.dirname(TOOLS), "ci", "lava", "qemu-job.yaml")
-lava = load_tool("lava")
-ktap = lava.load_ktap()
 
-LOG = """\
-  Booting `trigos: all tests'
-KTAP version 1
-1..2
-# seed=5 (given)
-    KTAP version 1
-    # Subtest: alpha
-    1..3
-    ok 1 first_case
-    # second_case: expected 1 == 2
-    not ok 2 second_case
-    ok 3 third_case # SKIP no HPET
-    # alpha: pass:1 fail:1 skip:1 total:3
-not ok 1 alpha
-    KTAP version 1
-    # Subtest: beta
-    1..2
-    not ok 1 faults # ERROR #PF page fault
-    ok 2 Mixed-Name.case
-    # beta: pass:1 fail:1 skip:0 total:2
-not ok 2 beta
-# Totals: pass:2 fail:2 skip:1 total:5
-# RESULT: FAIL
-"""
+LOG = read_data("lava/two-suites-fail.log")
 WANT = [("first_case", "pass"), ("second_case", "fail"), ("third_case", "skip"),
         ("faults", "fail"), ("mixed_name_case", "pass")]
 

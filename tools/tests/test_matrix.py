@@ -2,8 +2,6 @@
 """Tests of tools/matrix: config parsing, selection, `make check` counting, and
 whole matrix runs through tools/run against the fake QEMU of test_run.py."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,23 +11,14 @@ import textwrap
 import unittest
 import xml.etree.ElementTree as ET
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
+from tools.tests import TOOLS, read_data, read_data_bytes
+# The fake QEMU and its fixture live in test_run.py (imported as a module, so
+# that its own tests are not collected here a second time).
+from tools.tests import test_run
+from trigos import matrix, qemu
+
 REPO = os.path.dirname(TOOLS)
 MATRIX = os.path.join(TOOLS, "matrix")
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-matrix = load("trigos_matrix", MATRIX)
-# The fake QEMU and its fixture live in test_run.py.
-test_run = load("trigos_test_run", os.path.join(HERE, "test_run.py"))
 
 SAMPLE = """\
 # comment
@@ -145,7 +134,7 @@ class ConfigTest(unittest.TestCase):
         for entry in entries:
             with self.subTest(entry=entry.name):
                 args = test_run.run.parse_args(entry.run_args)
-                test_run.run.build_command(test_run.run.config_from_args(args, "vars"))
+                qemu.build_command(test_run.run.config_from_args(args, "vars"))
 
     def test_missing_config_file(self):
         with self.assertRaises(matrix.ConfigError) as raised:
@@ -216,12 +205,7 @@ class ScheduleTest(unittest.TestCase):
 class LineMatchTest(unittest.TestCase):
     """expect_line / forbid_line against a log, without booting anything."""
 
-    LOG = (b"\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001\r\n"
-           b"KTAP version 1\n"
-           b"    # Subtest: alpha\n"
-           b"    ok 1 one   \r\n"
-           b"\tnot ok 2 two [cpu 1]\n"
-           b"# RESULT: FAIL\n")
+    LOG = read_data_bytes("matrix/line-match.log")
 
     def setUp(self):
         self.tmp = test_run.tempfile.TemporaryDirectory()
@@ -337,16 +321,7 @@ time.sleep(float(os.environ.get("FAKE_GDB_SLEEP", "0")))
 sys.exit(int(os.environ.get("FAKE_GDB_STATUS", "0")))
 """.replace("PYTHON", sys.executable)
 
-GOOD_SESSION = """0x000000000000fff0 in ?? ()
-Breakpoint 1 at 0x109a40: file kernel/main.c, line 35.
-
-Thread 1 hit Breakpoint 1, kmain (magic=920085129, info_physical=6542736) at kernel/main.c:35
-#1  0x0000000000100244 in long_mode_entry () at kernel/arch/x86/entry.S:243
-[Switching to Thread 1.2]
-
-Thread 2 hit Breakpoint 2, ap_online (cpu=cpu@entry=0x1b1940 <cpus+320>) at kernel/smp/smp.c:247
-[Inferior 1 (process 1) detached]
-"""
+GOOD_SESSION = read_data("gdb/kmain-and-ap-session.txt")
 
 
 class GdbSessionTest(unittest.TestCase):

@@ -1,59 +1,17 @@
 """Tests of tools/model-check's reading of Spin's verifier (pan) and its trails."""
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from tools.tests import read_data
+from trigos import model_check
 
 
-model_check = load_tool("model-check")
 
 # The shape of what pan 6.5.2 prints (numbers invented, layout as printed).
-PASSED = """\
-(Spin Version 6.5.2 -- 6 December 2019)
+PASSED = read_data("spin/pan-passed.txt")
 
-Full statespace search for:
-\tnever claim         \t- (not selected)
-\tassertion violations\t+
-\tcycle checks       \t- (disabled by -DSAFETY)
-\tinvalid end states\t+
+FAILED = read_data("spin/pan-failed.txt")
 
-State-vector 128 byte, depth reached 85, errors: 0
-  1777456 states, stored
-  5010935 states, matched
-  6788391 transitions (= stored+matched)
-
-unreached in proctype cpu
-\ttrigger_halt.pml:387, state 362, "-end-"
-\t(1 of 362 states)
-unreached in init
-\t(0 of 44 states)
-unreached in claim no_lost_wakeup
-\t_spin_nvr.tmp:3, state 7, "(!(!((halted[1]&&(mem[0]!=seen[1])))))"
-\t(4 of 20 states)
-
-pan: elapsed time 2.8 seconds
-"""
-
-FAILED = """\
-pan:1: invalid end state (at depth 84)
-pan: wrote trigger_halt.pml.trail
-
-(Spin Version 6.5.2 -- 6 December 2019)
-Warning: Search not completed
-
-State-vector 128 byte, depth reached 85, errors: 1
-      314 states, stored
-"""
-
-CYCLE_TRAIL = """\
--2:6:-2
--4:-4:-4
-1:1:419
-2:0:10
-3:3:7
-4:0:11
--1:-1:-1
-5:0:12
-"""
+CYCLE_TRAIL = read_data("spin/cycle.trail")
 
 
 class ParsePan(unittest.TestCase):

@@ -1,31 +1,15 @@
 """Tests of tools/peer: the Linux boot-log reading, the initramfs writer (no QEMU, no network)."""
 import io
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_loader import load_tool  # noqa: E402
-
-peer = load_tool("peer")
+from tools.tests import read_data
+from trigos import bench, peer
 
 # Shaped like what Debian's 6.1 cloud kernel prints on COM1 here (written for
 # this test): APs print their own clock in between, lines end in CR LF.
-BOOT_LOG = """\
-[    0.000000] Linux version 6.1.0-57-cloud-amd64 (debian-kernel@lists.debian.org)\r
-[    0.000529] tsc: Marking TSC unstable due to TSCs unsynchronized\r
-[    0.750907] smp: Bringing up secondary CPUs ...\r
-[    0.752359] x86: Booting SMP configuration:\r
-[    0.752560] .... node  #0, CPUs:      #1\r
-[    0.031747] calibrate_delay_direct() failed to get a good estimate for loops_per_jiffy.\r
-[    0.906529]  #2  #3\r
-[    1.872253] smp: Brought up 1 node, 4 CPUs\r
-[    1.872759] smpboot: Total of 4 processors activated (14000.00 BogoMIPS)\r
-[    4.314015] Run /init as init process\r
-TRIGOS-PEER-INIT cpus=4\r
-[    4.483715] reboot: Power down\r
-"""
+BOOT_LOG = read_data("peer/linux-boot.log")
 
 
 def timed(text, host_start=2.0, step=0.25):
@@ -83,7 +67,6 @@ class Boot(unittest.TestCase):
             peer.qemu_command = saved
         self.assertEqual((entry["config"], entry["results"]), ("linux-2cpu", []))
         self.assertIn("cannot start /nonexistent/qemu-system-x86_64", entry["problems"][0])
-        bench = load_tool("bench")
         out = io.StringIO()
         progress = bench.Progress(1, out=out)
         progress.begin("linux-2cpu")

@@ -1,14 +1,10 @@
 """Tests of tools/plot: chart data, gnuplot scripts and the Markdown report."""
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_loader import load_tool  # noqa: E402
-
-plot = load_tool("plot")
+from trigos import plot
 
 
 def wake(name, p50):

@@ -5,10 +5,9 @@ import struct
 import tempfile
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from trigos import psf2c
 
 
-psf2c = load_tool("psf2c")
 
 
 def glyph_bytes(index, size):

@@ -2,9 +2,7 @@
 tools/run's screendump mode (command line, verdict from the log, the QMP
 conversation against a fake QMP server)."""
 import contextlib
-import importlib.machinery
 import io
-import importlib.util
 import json
 import os
 import socket
@@ -12,11 +10,9 @@ import tempfile
 import threading
 import unittest
 
-from tools.tests.tool_loader import load_tool
+from trigos import cli, qemu, run, screencheck
 
 
-screencheck = load_tool("screencheck")
-run = load_tool("run")
 
 BLACK, WHITE, GREY = (0, 0, 0), (255, 255, 255), (192, 192, 192)
 GREEN, RED, MAGENTA = (0x00, 0xA0, 0x00), (0xD0, 0x00, 0x00), (0xB0, 0x00, 0xB0)
@@ -101,20 +97,20 @@ class FindBanner(unittest.TestCase):
 
 class RunScreendumpMode(unittest.TestCase):
     def test_command_line(self):
-        command = run.build_command(run.RunConfig(screen_socket="/t/q.sock", serial="none"))
-        self.assertNotIn(run.DEBUG_EXIT_DEVICE, command)
+        command = qemu.build_command(qemu.RunConfig(screen_socket="/t/q.sock", serial="none"))
+        self.assertNotIn(qemu.DEBUG_EXIT_DEVICE, command)
         self.assertIn("-no-shutdown", command)
         self.assertIn("unix:/t/q.sock,server=on,wait=off", command)
         self.assertEqual(command[command.index("-serial") + 1], "none")
         self.assertEqual(command[command.index("-debugcon") + 1], "stdio")
-        both = run.build_command(run.RunConfig(screen_socket="/t/q.sock", qmp_socket="/t/r.sock"))
+        both = qemu.build_command(qemu.RunConfig(screen_socket="/t/q.sock", qmp_socket="/t/r.sock"))
         self.assertIn("unix:/t/r.sock,server=on,wait=off", both)   # two monitors, one each
         self.assertIn("unix:/t/q.sock,server=on,wait=off", both)
-        normal = run.build_command(run.RunConfig())
-        self.assertIn(run.DEBUG_EXIT_DEVICE, normal)
+        normal = qemu.build_command(qemu.RunConfig())
+        self.assertIn(qemu.DEBUG_EXIT_DEVICE, normal)
         self.assertNotIn("-debugcon", normal)
-        with self.assertRaises(run.UsageError):
-            run.build_command(run.RunConfig(serial="file"))
+        with self.assertRaises(cli.UsageError):
+            qemu.build_command(qemu.RunConfig(serial="file"))
 
     def test_verdict_from_log(self):
         totals = b"# Totals: pass:%d fail:0 skip:%d total:3\n"

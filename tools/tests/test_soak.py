@@ -10,11 +10,11 @@ import textwrap
 import unittest
 
 # The fake QEMU and its fixture live in test_run.py.
-from tools.tests.test_run import TOOLS, FakeQemuCase, load_tool
+from tools.tests import TOOLS
+from tools.tests.test_run import FakeQemuCase
+from trigos import matrix, soak
 
 SOAK = os.path.join(TOOLS, "soak")
-soak = load_tool("soak")
-matrix = soak.load_matrix()
 
 CONFIG = textwrap.dedent("""\
     [plain]

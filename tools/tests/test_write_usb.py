@@ -13,11 +13,10 @@ import sys
 import tempfile
 import unittest
 
-from tools.tests.test_run import load_tool
+from tools.tests import TOOLS
+from trigos import write_usb
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WRITE_USB = os.path.join(TOOLS, "write-usb")
-write_usb = load_tool("write-usb")
 
 USB_PATH = "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0"
 SATA_PATH = "pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0"

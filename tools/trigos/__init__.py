@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+"""trigos's host tools, one package; tools/NAME are its thin entry scripts.
+
+Each tools/NAME puts tools/ on sys.path, imports trigos.NAME and hands its
+main(argv) to cli.start() (NAME with '-' as '_': tools/write-usb runs
+write_usb).  Modules import each other as `from . import NAME`, so each is
+loaded once.  Python 3 standard library only; they run under Debian's
+/usr/bin/python3 too (tools/lava and ci/labgrid need its lava and labgrid).
+
+Shared by the others:
+  verdict      the verdict words, the '# RESULT: ' prefix, QEMU's exit values
+               and tools/run's statuses: the mirror of kernel/lib/verdict.h
+  ktap         the KTAP v1 checker (tools/ktap), and the rule for a log's
+               last line
+  cli          the tree's paths, the argument parser, how a tool is started
+  qemu, qmp    the QEMU machine (command line, exit status) and its QMP client
+  bochs        the Bochs machine (bochsrc, grub.cfg, reading Bochs's log)
+The tools: run (boot once), matrix (every configuration of a matrix file),
+soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
+symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb.
+Their tests are tools/tests/ (python3 -m unittest tools.tests.test_NAME);
+what those tests read is in tools/tests/data/.
+"""

@@ -1,0 +1,1027 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Boot trigos in QEMU or Bochs, stream its serial console and turn its verdict into an exit status.
+
+The kernel ends a run by writing to QEMU's isa-debug-exit port (0xf4):
+0x10 pass, 0x11 fail, 0x12 all skipped, 0x13 crash.  QEMU then exits with
+(value << 1) | 1, i.e. 33, 35, 37 or 39 (docs/emulators.md); any other
+QEMU status (0 after a reset under -no-reboot, 1 for QEMU's own errors) is no
+verdict at all.  The verdict is cross-checked against the serial log's last
+line, "# RESULT: ...".
+
+Where the kernel ends the machine instead (exit=reboot, exit=poweroff,
+exit=halt), QEMU's own account is asked over QMP: its SHUTDOWN event says
+"guest-reset" or "guest-shutdown" (the guest's reset under -no-reboot, or
+ACPI soft-off), and "info registers" says when every vCPU is halted with
+interrupts off, which nothing but an NMI or INIT can end.
+
+--screendump FILE takes a picture of the screen at the end of the run
+through QEMU's monitor (QMP over a unix socket, "screendump") and checks its
+verdict banner with tools/screencheck.  isa-debug-exit would end QEMU before
+a picture can be taken, so in that mode the device is left out: the kernel
+then powers off through ACPI, -no-shutdown stops the VM instead of ending
+QEMU, the picture is taken, and the verdict comes from the log's
+"# RESULT:" line (and "# Totals:" to tell an all-skipped run).  --serial none
+gives the guest no UART at all; the log then comes from QEMU's debugcon
+(port 0xe9), which the kernel writes only under QEMU.
+
+--gdb[=PORT] starts QEMU halted (-S) with its gdb stub on 127.0.0.1:PORT
+(1234 by default) and prints the gdb command to attach with.  The timeout
+then counts only the time no debugger is attached (QMP "query-chardev" shows
+the stub's chardev connected to a peer), and there is none unless --timeout
+is given: an interactive session is never killed under the user.
+
+--emulator bochs boots the same ISO under Bochs 2.7 instead (tools/trigos/bochs.py
+writes its bochsrc and a copy of the ISO whose grub.cfg carries the command
+line, with machine=bochs first).  There the verdict comes from the log alone:
+the kernel, told it runs under Bochs, ends the run through Bochs's shutdown
+port, and Bochs's exit status says nothing.  Bochs's own log (its stderr,
+kept beside the serial log as NAME.bochs.log) is its account of the machine,
+as QMP is QEMU's: the shutdown port (then the log's "# RESULT:" and
+"# Totals:" decide 0-3), a reset (7: Bochs is killed before the BIOS boots
+the kernel again), ACPI soft-off (8), every CPU halted with interrupts off
+(9: each CPU's last HLT with IF=0 was followed by no NMI, INIT or SMI
+delivered to it, for a second), a Bochs panic (5).  A machine that does none
+of these (a CPU spinning or in MWAIT) runs until the timeout (4).  Options
+only QEMU has are refused (6).
+
+qemu.build_command() and bochs.bochsrc() and grub_cfg() (tools/trigos/) are pure (no
+files, no processes) so that tools/tests can check every boot path's
+configuration without booting.
+"""
+
+import argparse
+import json
+import math
+import os
+import pty
+import re
+import select
+import selectors
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from . import bochs             # the Bochs machine (--emulator bochs)
+from . import cli, ktap, screencheck, verdict
+from .cli import UsageError
+from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
+                   build_command, cross_check, describe_qemu_status, verdict_for_exit)
+from .qmp import Qmp
+
+# Exit statuses of this tool.
+EXIT_PASS = verdict.RUN_PASS
+EXIT_FAIL = verdict.RUN_FAIL
+EXIT_SKIP = verdict.RUN_SKIP            # every case skipped
+EXIT_CRASH = verdict.RUN_CRASH
+EXIT_TIMEOUT = verdict.RUN_TIMEOUT
+EXIT_NO_VERDICT = verdict.RUN_NO_VERDICT    # no verdict, or verdict and log disagree
+EXIT_SETUP = verdict.RUN_SETUP          # bad arguments or missing files: QEMU was not started
+EXIT_RESET = verdict.RUN_RESET          # the guest reset the machine (QMP reason guest-reset)
+EXIT_POWEROFF = verdict.RUN_POWEROFF    # the guest powered the machine off (guest-shutdown)
+EXIT_HALTED = verdict.RUN_HALTED        # every vCPU halted with interrupts off; QEMU was killed
+
+HALT_POLL_SECONDS = 1.0
+
+TAIL_LINES = 20
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_GDB_PORT = 1234
+GDB_CHARDEV = "gdb"             # QEMU's label for the -gdb chardev
+
+# --- gdb: --gdb[=PORT] --------------------------------------------------------
+
+def gdb_command(config):
+    """The gdb command line that attaches to @config's stub, as a list.
+
+    No "set architecture" is needed: the ELF is x86-64 and QEMU's
+    qemu-system-x86_64 stub describes 64-bit registers in every CPU mode, so
+    gdb follows the kernel from its 32-bit entry into long mode.  Under KVM a
+    software breakpoint is an INT3 written into guest memory, which GRUB (or
+    the PVH loader) overwrites when it loads the kernel: there only hardware
+    breakpoints (hbreak) set before the load are kept.
+    """
+    breakpoint = "hbreak" if config.accel == "kvm" else "break"
+    return ["gdb", config.kernel, "-ex", f"target remote 127.0.0.1:{config.gdb_port}",
+            "-ex", f"{breakpoint} kmain", "-ex", "continue"]
+
+
+def announce_gdb(config, timeout, out=sys.stderr):
+    """Tell the user how to attach, and what the timeout does meanwhile."""
+    print(f"run: QEMU is halted before its first instruction; gdb stub on "
+          f"127.0.0.1:{config.gdb_port}. Attach from another terminal with:", file=out)
+    print(f"run:   {shlex.join(gdb_command(config))}", file=out)
+    if config.accel == "kvm":
+        print("run: under KVM use hbreak, not break: software breakpoints set before the "
+              "kernel is loaded are overwritten by the load", file=out)
+    if math.isinf(timeout):
+        print("run: no timeout (--timeout sets one, counted while no debugger is attached)",
+              file=out)
+    else:
+        print(f"run: the {timeout:g} s timeout counts only while no debugger is attached",
+              file=out)
+    if not os.path.isfile(config.kernel):
+        print(f"run: warning: gdb needs the kernel's symbols and {config.kernel} is missing "
+              f"(`make` builds it; or pass --kernel)", file=out)
+    out.flush()
+
+
+def parse_gdb_port(text):
+    """argparse type of --gdb's optional PORT."""
+    try:
+        port = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 1..65535")
+    return port
+
+
+def gdb_attached(chardevs):
+    """Whether QMP query-chardev's answer shows a debugger connected to the stub:
+    a connected socket chardev's filename names both ends ("... <-> PEER")."""
+    for chardev in chardevs or []:
+        if isinstance(chardev, dict) and chardev.get("label") == GDB_CHARDEV:
+            return "<->" in str(chardev.get("filename", ""))
+    return False
+
+
+class DebuggerWatch:
+    """Asks QEMU, at most once every @interval seconds, whether gdb is attached."""
+
+    def __init__(self, qmp, interval=HALT_POLL_SECONDS):
+        self.qmp = qmp
+        self.interval = interval
+        self.next_look = 0.0
+        self.attached = False
+
+    def __call__(self):
+        now = time.monotonic()
+        if now >= self.next_look and self.qmp.sock and not self.qmp.eof:
+            self.next_look = now + self.interval
+            try:
+                self.attached = gdb_attached(self.qmp.command("query-chardev"))
+            except OSError:
+                self.attached = False
+        return self.attached
+
+
+# The word on the RESULT line -> this tool's status (SKIP is told by the totals).
+RESULT_EXITS = {word: verdict.RUN_STATUS_OF[word] for word in verdict.RESULT_WORDS.values()}
+_TOTALS = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) skip:(\d+)")
+
+
+def verdict_from_log(data):
+    """(exit status, word) from a log's last line, for runs without isa-debug-exit.
+
+    "# RESULT: PASS" after totals with nothing passed and something skipped
+    is the all-skipped status, as QEMU's 37 would have said.
+    """
+    last = ktap.last_line(data)[1].rstrip()
+    word = last[len(verdict.RESULT_PREFIX):] if last.startswith(verdict.RESULT_PREFIX) else None
+    if word not in RESULT_EXITS:
+        return EXIT_NO_VERDICT, None
+    if word == verdict.PASS:
+        for line in reversed(data.decode("utf-8", errors="replace").split("\n")):
+            totals = _TOTALS.match(line.rstrip("\r"))
+            if totals:
+                if int(totals.group(1)) == 0 and int(totals.group(3)) > 0:
+                    return EXIT_SKIP, verdict.SKIP
+                break
+    return RESULT_EXITS[word], word
+
+
+
+class ScreenCapture(threading.Thread):
+    """Over QMP: wait for the guest's shutdown (or request()), take the screendump, quit QEMU."""
+
+    def __init__(self, socket_path, picture_path, timeout):
+        super().__init__(daemon=True)
+        self.socket_path = socket_path
+        self.picture_path = picture_path
+        self.deadline = time.monotonic() + timeout
+        self.requested = threading.Event()
+        self.taken = False
+        self.error = None
+        self._buffer = b""
+
+    def request(self):
+        """Take the picture now (the run timed out), without waiting for a shutdown."""
+        self.requested.set()
+
+    def _connect(self):
+        while True:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                connection.connect(self.socket_path)
+                return connection
+            except OSError:
+                connection.close()
+                if time.monotonic() > self.deadline or self.requested.is_set():
+                    raise
+                time.sleep(0.05)
+
+    def _message(self, connection, stop_on_request=False):
+        """The next QMP message, None when stop_on_request and request() came."""
+        while b"\n" not in self._buffer:
+            if stop_on_request and self.requested.is_set():
+                return None
+            if time.monotonic() > self.deadline + 10:
+                raise OSError("QMP answered nothing in time")
+            try:
+                chunk = connection.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise OSError("QEMU closed its QMP socket")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _execute(self, connection, command, **arguments):
+        request = {"execute": command}
+        if arguments:
+            request["arguments"] = arguments
+        connection.sendall(json.dumps(request).encode() + b"\n")
+        while True:
+            reply = self._message(connection)
+            if "return" in reply:
+                return reply
+            if "error" in reply:
+                raise OSError(f"QMP {command}: {reply['error'].get('desc', reply['error'])}")
+
+    def run(self):
+        try:
+            with self._connect() as connection:
+                connection.settimeout(0.2)
+                self._message(connection)                      # the greeting
+                self._execute(connection, "qmp_capabilities")
+                while True:
+                    message = self._message(connection, stop_on_request=True)
+                    if message is None or message.get("event") == "SHUTDOWN":
+                        break
+                self._execute(connection, "screendump", filename=self.picture_path)
+                self.taken = True
+                # Wait for the answer: a quit whose socket closes at once is dropped.
+                try:
+                    self._execute(connection, "quit")
+                except OSError:
+                    pass    # QEMU may close the socket before it answers
+        except (OSError, ValueError) as error:
+            self.error = str(error)
+
+
+# Escape sequences (OVMF clears the screen and sets colours) and other control
+# characters are kept in the log but not sent to the terminal.
+_TERMINAL_NOISE = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b.?|"
+                             r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def printable(line):
+    return _TERMINAL_NOISE.sub("", line)
+
+
+class _Terminated(Exception):
+    """SIGTERM or SIGHUP arrived: stop QEMU and leave."""
+
+
+def _on_signal(signum, frame):
+    raise _Terminated(signum)
+
+
+def kill_group(process, grace=2.0):
+    """End QEMU and everything in its process group: SIGTERM, then SIGKILL."""
+    if process.poll() is not None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)     # leftovers of the group
+        except OSError:
+            pass
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        except OSError:
+            process.send_signal(sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, held=None):
+    """Copy QEMU's serial output to @log and (unless @quiet) to @out, line by line.
+
+    Returns True if QEMU closed its output before @timeout seconds passed.
+    With @qmp, its events are read as they come, and every HALT_POLL_SECONDS
+    the vCPUs are looked at: when all of them are halted with interrupts off
+    twice in a row, @halted (a list) gets their count and True is returned
+    with QEMU still running.  While @held() is true (a debugger is attached)
+    the timeout does not run, and the vCPUs are not looked at (that stops
+    and continues the machine, which is the debugger's to do); afterwards
+    the whole @timeout starts again.
+    """
+    deadline = time.monotonic() + timeout
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    if qmp and qmp.sock:
+        selector.register(qmp.sock, selectors.EVENT_READ)
+    pending = b""
+    finished = False
+    next_poll = time.monotonic() + HALT_POLL_SECONDS
+    halted_polls = 0
+    try:
+        while True:
+            debugged = bool(held and held())
+            if debugged:
+                deadline = max(deadline, time.monotonic() + timeout)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            if qmp and qmp.sock and not qmp.eof and halted is not None and not halted and \
+                    not debugged and time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + HALT_POLL_SECONDS
+                counts = qmp.halted_cpus()
+                halted_polls = halted_polls + 1 if counts and counts[0] == counts[1] > 0 else 0
+                if halted_polls >= 2:
+                    halted.append(counts[1])    # read what is still in the pipe, then stop
+            events = selector.select(timeout=min(remaining, 0.2 if halted else 0.5))
+            if qmp and any(key.fileobj is qmp.sock for key, _ in events):
+                if not qmp.pump():
+                    selector.unregister(qmp.sock)
+                events = [(key, mask) for key, mask in events if key.fileobj is not qmp.sock]
+                if not events and not halted:
+                    continue
+            if not events:
+                if halted or process.poll() is not None:
+                    # QEMU is gone but something it left holds the pipe open.
+                    finished = True
+                    break
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                finished = True
+                break
+            log.write(chunk)
+            log.flush()
+            if quiet:
+                continue
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                out.write(printable(line.decode("utf-8", errors="replace").rstrip("\r")) + "\n")
+            if len(pending) > 1 << 20:      # a runaway line: show it in pieces
+                out.write(printable(pending.decode("utf-8", errors="replace")) + "\n")
+                pending = b""
+            out.flush()
+    finally:
+        selector.close()
+        if pending and not quiet:
+            out.write(printable(pending.decode("utf-8", errors="replace").rstrip("\r")) + "\n")
+            out.flush()
+    return finished
+
+
+def tail(path, count=TAIL_LINES):
+    try:
+        with open(path, "rb") as log:
+            data = log.read()
+    except OSError:
+        return []
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [printable(line.rstrip("\r")) for line in lines[-count:]]
+
+
+def print_tail(log_path):
+    lines = tail(log_path)
+    if not lines:
+        print(f"run: the log {log_path} is empty: nothing came out of the serial port",
+              file=sys.stderr)
+        return
+    print(f"run: the last {len(lines)} lines of {log_path}:", file=sys.stderr)
+    for line in lines:
+        print(f"  | {line}", file=sys.stderr)
+
+
+def missing_file_message(path, what, package=None, hint=None):
+    message = f"run: {what} not found: {path}"
+    if package:
+        message += f" (Debian package {package}; `make deps` installs it)"
+    if hint:
+        message += f" ({hint})"
+    return message
+
+
+def check_prerequisites(config):
+    """Raise UsageError naming what is missing (and its Debian package)."""
+    if shutil.which(config.qemu) is None:
+        raise UsageError(missing_file_message(config.qemu, "QEMU", PACKAGES[QEMU]))
+    if config.firmware == "uefi":
+        for path in (config.ovmf_code, OVMF_VARS):
+            if not os.path.isfile(path):
+                raise UsageError(missing_file_message(path, "OVMF firmware", "ovmf"))
+    if config.boot == "kernel":
+        if not os.path.isfile(config.kernel):
+            raise UsageError(missing_file_message(config.kernel, "kernel ELF",
+                                                  hint="`make` builds it; or pass --kernel"))
+    elif not os.path.isfile(config.iso):
+        raise UsageError(missing_file_message(config.iso, "ISO image",
+                                              hint="`make iso` builds it; or pass --iso"))
+    if config.accel == "kvm" and not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        raise UsageError("run: --accel kvm needs a usable /dev/kvm (use --accel tcg)")
+
+
+def default_log_path():
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return os.path.join("build", "logs", f"run-{stamp}-{os.getpid()}.log")
+
+
+def parse_args(argv=None):
+    parser = cli.ArgumentParser(
+        usage_status=EXIT_SETUP,    # 2 means 'all skipped' here
+        prog="run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Boot trigos in QEMU (TCG by default) or Bochs, stream its serial console "
+                    "live and exit with the kernel's verdict.",
+        epilog="exit status:\n"
+               "  0  pass (QEMU 33)          1  some case failed, or the selection\n"
+               "                                selects nothing (QEMU 35)\n"
+               "  2  all cases skipped (37)  3  the kernel crashed (39)\n"
+               "  4  timeout (QEMU killed)   5  no verdict: QEMU exited otherwise, or its\n"
+               "                                status disagrees with '# RESULT:' in the log\n"
+               "  6  usage error or missing file (QEMU not started)\n"
+               "  7  machine reset by the guest (QMP SHUTDOWN reason guest-reset)\n"
+               "  8  machine powered off by the guest (reason guest-shutdown)\n"
+               "  9  every vCPU halted with interrupts off (QEMU killed)\n"
+               "(docs/ktap.md, 'Verdicts and exit codes', has the whole table)\n\n"
+               "under --emulator bochs the verdict comes from the log ('# RESULT:', '# Totals:')\n"
+               "once the kernel (told machine=bochs) ends Bochs through its shutdown port,\n"
+               "and Bochs's own log (NAME.bochs.log) stands for QMP: 0-4 and 6 as above;\n"
+               "  5 no verdict, or Bochs panicked   7 the guest reset the machine\n"
+               "  8 ACPI soft-off   9 every CPU halted with IF=0 and no NMI/INIT/SMI since\n"
+               "QEMU-only options (--smp, --accel, --firmware uefi, --boot usb|kernel,\n"
+               "--machine, --cpu, --qemu-arg, --serial none, --screendump, --gdb) are\n"
+               "refused with status 6 under Bochs.\n\n"
+               "examples:\n"
+               "  tools/run --cpus 4 --cmdline 'test=lib_* seed=7'\n"
+               "  tools/run --firmware uefi --boot usb --machine q35\n"
+               "  tools/run --boot kernel --qemu-arg '-cpu max' --dry-run\n"
+               "  tools/run --gdb --boot kernel --cpus 2     then: gdb build/trigos.elf "
+               "-ex 'target remote 127.0.0.1:1234'\n"
+               "  tools/run --emulator bochs --bochs-cpu ryzen --cmdline 'test=trigger*'")
+    parser.add_argument("--emulator", choices=("qemu", "bochs"), default="qemu",
+                        help="qemu (default) or bochs: Bochs 2.7 boots the same ISO as a CD "
+                             "(BIOS), its command line in a generated grub.cfg")
+    parser.add_argument("--bochs-cpu", default=bochs.DEFAULT_CPU_MODEL, metavar="MODEL",
+                        help=f"Bochs CPU model (default {bochs.DEFAULT_CPU_MODEL}; "
+                             "corei7_icelake_u, ryzen (MONITORX), ...: `bochs --help cpu`)")
+    parser.add_argument("--bochs-ips", type=int, default=bochs.DEFAULT_IPS, metavar="N",
+                        help=f"Bochs instructions per simulated second, the TSC rate "
+                             f"(default {bochs.DEFAULT_IPS})")
+    parser.add_argument("--cpus", type=int, default=2, metavar="N",
+                        help="number of CPUs (-smp N; default 2)")
+    parser.add_argument("--smp", metavar="STRING",
+                        help="raw -smp value, e.g. '4,maxcpus=8' or '6,sockets=2,cores=3' "
+                             "(overrides --cpus)")
+    parser.add_argument("--accel", choices=("tcg", "kvm"), default="tcg",
+                        help="accelerator (default tcg; kvm only where real KVM exists: "
+                             "it is never chosen automatically)")
+    parser.add_argument("--firmware", choices=("bios", "uefi"), default="bios",
+                        help="SeaBIOS or OVMF (UEFI, with a private copy of its variable "
+                             "store); default bios")
+    parser.add_argument("--boot", choices=("cdrom", "usb", "kernel"), default="cdrom",
+                        help="cdrom: the ISO as a CD; usb: the ISO as a read-only USB stick "
+                             "on xHCI; kernel: the ELF by -kernel (PVH, bios only); "
+                             "default cdrom")
+    parser.add_argument("--memory", type=int, default=256, metavar="MB",
+                        help="guest RAM in MiB (default 256)")
+    parser.add_argument("--machine", choices=("pc", "q35"), default="pc",
+                        help="machine type (default pc)")
+    parser.add_argument("--cpu", default="max", metavar="MODEL",
+                        help="CPU model (default max: under TCG it offers MONITOR/MWAIT, "
+                             "which qemu64 lacks; '' for QEMU's default)")
+    parser.add_argument("--cmdline", metavar="STRING",
+                        help="kernel command line: -append for --boot kernel, else the "
+                             f"fw_cfg file {FW_CFG_CMDLINE}")
+    parser.add_argument("--qemu-arg", action="append", default=[], metavar="ARGS",
+                        help="extra QEMU arguments, split like a shell does "
+                             "(repeatable): --qemu-arg '-cpu max'")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help=f"kill QEMU after this many seconds (default {DEFAULT_TIMEOUT:g}; "
+                             "with --gdb none, and a given one counts only while no debugger "
+                             "is attached)")
+    parser.add_argument("--gdb", nargs="?", const=DEFAULT_GDB_PORT, type=parse_gdb_port,
+                        metavar="PORT",
+                        help=f"start QEMU halted with its gdb stub on 127.0.0.1:PORT (default "
+                             f"{DEFAULT_GDB_PORT}) and print the gdb command to attach with")
+    parser.add_argument("--log", metavar="FILE",
+                        help="serial log file (default build/logs/run-DATE-PID.log)")
+    parser.add_argument("--iso", default="build/trigos.iso", metavar="PATH",
+                        help="ISO image for cdrom/usb boot (default build/trigos.iso)")
+    parser.add_argument("--kernel", default="build/trigos.elf", metavar="PATH",
+                        help="kernel ELF for --boot kernel (default build/trigos.elf)")
+    parser.add_argument("--serial", choices=("stdio", "none"), default="stdio",
+                        help="stdio: COM1 is the log (default); none: the guest has no UART, "
+                             "the log comes from QEMU's debugcon (port 0xe9)")
+    parser.add_argument("--screendump", metavar="FILE.ppm",
+                        help="at the end, save the screen (QMP screendump) and check its "
+                             "verdict banner against the log (tools/screencheck); the run "
+                             "then ends by ACPI poweroff, without isa-debug-exit")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="do not stream the console (the log is still written)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the QEMU command (with --emulator bochs: the bochsrc, the "
+                             "grub.cfg and the Bochs command) and exit 0")
+    args = parser.parse_args(argv)
+    if args.timeout is None:
+        args.timeout = math.inf if args.gdb is not None else DEFAULT_TIMEOUT
+    if not args.timeout > 0:
+        parser.error(f"--timeout must be positive, not {args.timeout:g}")
+    qemu_args = []
+    for value in args.qemu_arg:
+        try:
+            qemu_args += shlex.split(value)
+        except ValueError as error:
+            parser.error(f"--qemu-arg {value!r}: {error}")
+    args.qemu_args = qemu_args
+    return args
+
+
+def config_from_args(args, ovmf_vars=None):
+    return RunConfig(iso=args.iso, kernel=args.kernel, cpus=args.cpus, smp=args.smp,
+                     accel=args.accel, firmware=args.firmware, boot=args.boot,
+                     memory=args.memory, machine=args.machine, cpu=args.cpu or None,
+                     cmdline=args.cmdline, serial=args.serial,
+                     qemu_args=args.qemu_args, ovmf_vars=ovmf_vars, gdb_port=args.gdb)
+
+
+def check_picture(path, expected_word):
+    """Compare the banner in the picture at @path with @expected_word; a message or None."""
+    try:
+        word, explanation = screencheck.check_file(path)
+    except (OSError, screencheck.PictureError) as error:
+        return f"the screendump {path} cannot be read: {error}"
+    print(f"run: screendump {path}: {explanation}", file=sys.stderr)
+    if word != expected_word:
+        return (f"the log says {expected_word}, but the screen shows "
+                f"{word + ' ' if word else 'no '}banner")
+    return None
+
+
+def run_qemu(config, args, workdir):
+    """Start QEMU, stream it, and return this tool's exit status."""
+    log_path = args.log or default_log_path()
+    log_directory = os.path.dirname(log_path)
+    try:
+        if log_directory:
+            os.makedirs(log_directory, exist_ok=True)
+        log = open(log_path, "wb")
+    except OSError as error:
+        raise UsageError(f"run: cannot write the log {log_path}: {error.strerror or error}")
+    config.qmp_socket = os.path.join(workdir, "qmp.sock")
+    command = build_command(config)
+    if args.screendump and os.path.dirname(args.screendump):
+        os.makedirs(os.path.dirname(args.screendump), exist_ok=True)
+    print(f"run: {shlex.join(command)}", file=sys.stderr, flush=True)
+    qemu_errors_path = os.path.join(workdir, "qemu-stderr")
+    qmp = Qmp(config.qmp_socket)
+    halted = []
+    started = time.monotonic()
+    with log, open(qemu_errors_path, "w+b") as qemu_errors:
+        try:
+            # Its own session: a timeout kills QEMU and anything it started.
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=qemu_errors,
+                                       start_new_session=True)
+        except OSError as error:
+            raise UsageError(f"run: cannot start {config.qemu}: {error.strerror or error}")
+        capture = None
+        if args.screendump:
+            # A picture left by an earlier run must never pass for this one's.
+            try:
+                os.remove(args.screendump)
+            except FileNotFoundError:
+                pass
+            capture = ScreenCapture(config.screen_socket, os.path.abspath(args.screendump),
+                                    args.timeout)
+            capture.start()
+        try:
+            # Under --gdb the timeout waits for the debugger only through QMP.
+            qmp_wait = 5.0 if config.gdb_port is not None else min(5.0, args.timeout / 2)
+            if not qmp.connect(process, timeout=qmp_wait):
+                print("run: no QMP connection to QEMU: resets, power-offs and halts "
+                      "cannot be told apart", file=sys.stderr)
+            if config.gdb_port is not None:
+                announce_gdb(config, args.timeout)
+            finished = stream(process, log, args.quiet,
+                              max(0.1, args.timeout - (time.monotonic() - started)),
+                              qmp=qmp, halted=None if capture else halted,
+                              held=DebuggerWatch(qmp) if config.gdb_port is not None else None)
+            if capture and not finished:
+                capture.request()
+                capture.join(timeout=10)
+            status = None
+            if finished and halted:
+                status = "halted"
+            elif finished:
+                try:
+                    status = process.wait(timeout=max(1.0, args.timeout -
+                                                      (time.monotonic() - started)))
+                except subprocess.TimeoutExpired:
+                    finished = False
+                qmp.drain()
+        finally:
+            qmp.close()
+            kill_group(process)
+        elapsed = time.monotonic() - started
+        qemu_errors.seek(0)
+        qemu_messages = qemu_errors.read().decode("utf-8", errors="replace").strip()
+
+    if not finished:
+        print(f"run: timeout: no verdict after {args.timeout:g} s; QEMU (pid {process.pid}) "
+              f"and its process group were killed", file=sys.stderr)
+        if capture:
+            print(f"run: the screen at the timeout is in {args.screendump}" if capture.taken
+                  else f"run: no screendump: {capture.error or 'not taken'}", file=sys.stderr)
+        print_tail(log_path)
+        # QEMU's "terminating on signal 15 from pid ..." is our own doing.
+        qemu_messages = "\n".join(line for line in qemu_messages.splitlines()
+                                  if "terminating on signal" not in line).strip()
+        if qemu_messages:
+            print(f"run: QEMU said:\n{qemu_messages}", file=sys.stderr)
+        print(f"run: TIMEOUT after {elapsed:.2f} s; log: {log_path}", file=sys.stderr)
+        return EXIT_TIMEOUT
+
+    if qemu_messages:
+        qemu_messages = "\n".join(line for line in qemu_messages.splitlines()
+                                  if "terminating on signal" not in line).strip()
+    if status == "halted":
+        if qemu_messages:
+            print(f"run: QEMU said:\n{qemu_messages}", file=sys.stderr)
+        print(f"run: machine halted: all {halted[0]} vCPUs halted with interrupts off "
+              f"(QMP 'info registers'); QEMU was killed after {elapsed:.2f} s; log: {log_path}",
+              file=sys.stderr)
+        return EXIT_HALTED
+    # In screendump mode the guest always powers off (no isa-debug-exit): the log decides.
+    if status == 0 and qmp.shutdown_reason in SHUTDOWN_REASONS and not capture:
+        code, what = SHUTDOWN_REASONS[qmp.shutdown_reason]
+        if qemu_messages:
+            print(f"run: QEMU said:\n{qemu_messages}", file=sys.stderr)
+        print(f"run: {what} (QMP SHUTDOWN event, reason {qmp.shutdown_reason}) after "
+              f"{elapsed:.2f} s; log: {log_path}", file=sys.stderr)
+        return code
+
+    with open(log_path, "rb") as log:
+        data = log.read()
+    if capture:
+        capture.join(timeout=5)
+        code, word = verdict_from_log(data)
+        message = None
+        if code == EXIT_NO_VERDICT:
+            message = (f"no '# RESULT:' line at the end of the log ({describe_qemu_status(status)})")
+        elif not capture.taken:
+            code, message = EXIT_NO_VERDICT, f"no screendump: {capture.error or 'not taken'}"
+        else:
+            message = check_picture(args.screendump, verdict.RESULT_WORDS[word])
+            if message:
+                code = EXIT_NO_VERDICT
+    else:
+        code, message = cross_check(status, ktap.last_line(data)[1])
+        word = verdict_for_exit(status)[1]
+    if qemu_messages:
+        print(f"run: QEMU said:\n{qemu_messages}", file=sys.stderr)
+    if message:
+        print(f"run: {message}", file=sys.stderr)
+        if code == EXIT_NO_VERDICT:
+            print_tail(log_path)
+    shown = word if code != EXIT_NO_VERDICT else "NO VERDICT"
+    print(f"run: {shown} (QEMU exit {status}) in {elapsed:.2f} s; log: {log_path}",
+          file=sys.stderr)
+    return code
+
+
+# --- Bochs (--emulator bochs; the machine itself is described in tools/trigos/bochs.py) --
+
+# tools/run options that only QEMU has -> (the option as the message shows it, why Bochs
+# has nothing like it).  A value other than the default is refused under Bochs.
+QEMU_ONLY_OPTIONS = {
+    "smp": ("--smp", "Bochs takes a CPU count only: use --cpus"),
+    "accel": ("--accel", "Bochs is an interpreter, with no accelerator"),
+    "firmware": ("--firmware", "Bochs boots its own BIOS only (no UEFI firmware here)"),
+    "boot": ("--boot", "Bochs boots the ISO as a CD only (no -kernel, no USB stick)"),
+    "machine": ("--machine", "Bochs emulates one i440FX PC"),
+    "cpu": ("--cpu", "that is a QEMU CPU model: use --bochs-cpu"),
+    "qemu_arg": ("--qemu-arg", "those are QEMU's arguments"),
+    "serial": ("--serial", "Bochs's COM1 is the log"),
+    "screendump": ("--screendump", "the picture is taken through QEMU's monitor"),
+    "gdb": ("--gdb", "Debian's Bochs 2.7 is built without its gdb stub"),
+}
+BOCHS_ONLY_OPTIONS = {"bochs_cpu": "--bochs-cpu", "bochs_ips": "--bochs-ips"}
+BOCHS_TERMINAL = "vt100"        # what the term display library is told it draws on
+
+
+def refuse_other_emulators_options(args):
+    """Raise UsageError for an option the chosen emulator does not have."""
+    defaults = vars(parse_args([]))
+
+    def given(dest):
+        return dest in defaults and getattr(args, dest, defaults[dest]) != defaults[dest]
+
+    if args.emulator == "bochs":
+        for dest, (option, why) in QEMU_ONLY_OPTIONS.items():
+            if given(dest):
+                value = getattr(args, dest)
+                shown = f"{option} {value}" if isinstance(value, str) else option
+                raise UsageError(f"{shown} cannot be used with --emulator bochs: {why}")
+    else:
+        for dest, option in BOCHS_ONLY_OPTIONS.items():
+            if given(dest):
+                raise UsageError(f"{option} needs --emulator bochs")
+
+
+def bochs_log_path(log_path):
+    """Where Bochs's own log goes: beside the serial log, NAME.bochs.log."""
+    stem = log_path[:-len(".log")] if log_path.endswith(".log") else log_path
+    return stem + ".bochs.log"
+
+
+def check_bochs_prerequisites(iso):
+    """Raise UsageError naming what a Bochs run lacks (and its Debian package)."""
+    for path, (what, package) in bochs.PREREQUISITES.items():
+        present = shutil.which(path) if not os.path.isabs(path) else os.path.exists(path)
+        if not present:
+            raise UsageError(missing_file_message(path, what, package))
+    if not os.path.isfile(iso):
+        raise UsageError(missing_file_message(iso, "ISO image",
+                                              hint="`make iso` builds it; or pass --iso"))
+
+
+def bochs_setup(args, log_path, derive):
+    """(BochsConfig, grub.cfg text) for @args; with @derive the ISO copy is made."""
+    try:
+        cfg_text = bochs.grub_cfg(bochs.read_iso_file(args.iso, "/boot/grub/grub.cfg"),
+                                  args.cmdline)
+        iso = (bochs.derive_iso if derive else bochs.derived_iso_path)(args.iso, cfg_text)
+        config = bochs.BochsConfig(iso=iso, serial_log=os.path.abspath(log_path),
+                                   cpus=args.cpus, memory=args.memory, model=args.bochs_cpu,
+                                   ips=args.bochs_ips)
+        bochs.bochsrc(config)           # refuses what it cannot write
+    except (bochs.BochsError, OSError) as error:
+        raise UsageError(f"run: {error}")
+    return config, cfg_text
+
+
+def judge_bochs(ended, detail, data, finished, bochs_status):
+    """(exit status, word or None, message or None) of a Bochs run (pure).
+
+    @ended and @detail: how Bochs's own log says the machine ended
+    (tools/trigos/bochs.py, BochsLog); @data: the serial log; @finished: Bochs or the
+    machine ended before the timeout.
+    """
+    last = ktap.last_line(data)[1].rstrip()
+    if not finished:
+        if last.startswith(verdict.RESULT_PREFIX):
+            return EXIT_TIMEOUT, None, (
+                f"the log ends with its verdict ('{last}') but nothing ended Bochs: a kernel "
+                f"not told machine=bochs, with a CPU still running or in MWAIT, keeps a Bochs "
+                f"machine on until the timeout")
+        return EXIT_TIMEOUT, None, None
+    if ended == bochs.ENDED_RESET:
+        return EXIT_RESET, verdict.RUN_STATUS_WORDS[EXIT_RESET], f"machine reset (Bochs: {detail}); Bochs was killed"
+    if ended == bochs.ENDED_POWEROFF:
+        return EXIT_POWEROFF, verdict.RUN_STATUS_WORDS[EXIT_POWEROFF], f"machine powered off (Bochs: {detail})"
+    if ended == bochs.ENDED_HALT:
+        return EXIT_HALTED, verdict.RUN_STATUS_WORDS[EXIT_HALTED], f"machine halted ({detail}, in Bochs's log); Bochs was killed"
+    if ended == bochs.ENDED_PANIC:
+        return EXIT_NO_VERDICT, None, f"Bochs panicked: {detail}"
+    if ended == bochs.ENDED_SHUTDOWN_PORT:
+        code, word = verdict_from_log(data)
+        if code == EXIT_NO_VERDICT:
+            return code, None, ("the kernel ended Bochs through its shutdown port, but the "
+                                "log's last line is not a '# RESULT:' line")
+        return code, word, None
+    return EXIT_NO_VERDICT, None, (f"Bochs exited with status {bochs_status} without a shutdown "
+                                   f"request, reset or power-off in its log")
+
+
+class _LineEcho:
+    """Shows a byte stream on @out line by line, without escape sequences."""
+
+    def __init__(self, out, quiet):
+        self.out = out
+        self.quiet = quiet
+        self.pending = b""
+
+    def feed(self, chunk):
+        if self.quiet or not chunk:
+            return
+        self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        for line in lines:
+            self.out.write(printable(line.decode("utf-8", errors="replace").rstrip("\r")) + "\n")
+        self.out.flush()
+
+    def close(self):
+        if self.pending and not self.quiet:
+            self.out.write(printable(self.pending.decode("utf-8", errors="replace")) + "\n")
+            self.out.flush()
+        self.pending = b""
+
+
+def stream_bochs(process, serial, terminal, bochs_log, watcher, quiet, timeout, out=sys.stdout):
+    """Show the serial log as Bochs writes it, and follow Bochs's own log.
+
+    @serial: the serial log, open for reading (Bochs appends to it);
+    @terminal: the pseudo-terminal of Bochs's term display (drained, not
+    kept); Bochs's stderr goes to @bochs_log and, line by line, to @watcher
+    (a tools/trigos/bochs.py BochsLog).  Returns True when Bochs exited or its log says
+    the machine ended (shut down, reset, powered off, panicked, every CPU
+    halted with interrupts off for HALT_POLL_SECONDS), False after @timeout
+    seconds.
+    """
+    deadline = time.monotonic() + timeout
+    echo = _LineEcho(out, quiet)
+    stderr = process.stderr.fileno()
+    readers = [stderr, terminal]
+    log_pending = b""
+    finished = False
+    halted_since = None
+
+    def read_bochs_log(chunk):
+        nonlocal log_pending
+        bochs_log.write(chunk)
+        log_pending += chunk
+        *lines, log_pending = log_pending.split(b"\n")
+        for line in lines:
+            watcher.feed(line.decode("utf-8", errors="replace"))
+
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select(readers, [], [],
+                                        max(0.0, min(0.1, deadline - time.monotonic())))
+            for reader in ready:
+                try:
+                    chunk = os.read(reader, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    readers.remove(reader)
+                elif reader == stderr:
+                    read_bochs_log(chunk)
+            echo.feed(serial.read())
+            if not watcher.all_halted():
+                halted_since = None
+            elif halted_since is None:
+                halted_since = time.monotonic()
+            elif time.monotonic() - halted_since >= HALT_POLL_SECONDS:
+                watcher.halted()
+            if watcher.ended or process.poll() is not None:
+                finished = True
+                break
+        if finished and watcher.ended not in (bochs.ENDED_RESET, bochs.ENDED_HALT):
+            # Bochs is leaving: what it still writes belongs to this run.
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            while stderr in readers and select.select([stderr], [], [], 0.5)[0]:
+                chunk = os.read(stderr, 65536)
+                if not chunk:
+                    break
+                read_bochs_log(chunk)
+            echo.feed(serial.read())
+    finally:
+        echo.close()
+    return finished
+
+
+def run_bochs(config, args, log_path, workdir):
+    """Start Bochs, stream it, and return this tool's exit status."""
+    bochsrc_file = os.path.join(workdir, "bochsrc")
+    rc_file = os.path.join(workdir, "debugger-commands")
+    with open(bochsrc_file, "w", encoding="utf-8") as rc:
+        rc.write(bochs.bochsrc(config))
+    with open(rc_file, "w", encoding="utf-8") as commands:
+        commands.write(bochs.DEBUGGER_COMMANDS)
+    own_log_path = bochs_log_path(log_path)
+    command = bochs.command(bochsrc_file, rc_file)
+    print(f"run: {shlex.join(command)}", file=sys.stderr)
+    print(f"run: Bochs {config.model}, {config.cpus} CPUs, ips {config.ips}; ISO {config.iso} "
+          f"(command line: {' '.join(bochs.kernel_words(args.cmdline))}); Bochs's log: "
+          f"{own_log_path}", file=sys.stderr, flush=True)
+    watcher = bochs.BochsLog(config.cpus)
+    started = time.monotonic()
+    try:
+        # Bochs opens the serial log at the first byte: an old log must never pass for this
+        # run's, and the reader needs a file to follow from the start.
+        open(log_path, "wb").close()
+        serial = open(log_path, "rb")
+        own_log = open(own_log_path, "wb")
+    except OSError as error:
+        raise UsageError(f"run: cannot write the log {log_path}: {error.strerror or error}")
+    terminal, terminal_peer = pty.openpty()
+    with serial, own_log:
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=terminal_peer,
+                                       stderr=subprocess.PIPE, start_new_session=True,
+                                       env=dict(os.environ, TERM=BOCHS_TERMINAL))
+        except OSError as error:
+            os.close(terminal)
+            os.close(terminal_peer)
+            raise UsageError(f"run: cannot start {command[0]}: {error.strerror or error}")
+        os.close(terminal_peer)
+        try:
+            finished = stream_bochs(process, serial, terminal, own_log, watcher, args.quiet,
+                                    args.timeout)
+        finally:
+            # Nothing of Bochs's is lost by SIGKILL (both logs are written as they come),
+            # and after a reset every moment counts: the BIOS would boot the kernel again.
+            kill_group(process, grace=0.0)
+            process.stderr.close()
+            os.close(terminal)
+    elapsed = time.monotonic() - started
+    with open(log_path, "rb") as log:
+        data = log.read()
+    code, word, message = judge_bochs(watcher.ended, watcher.detail, data, finished,
+                                      process.returncode)
+    if code == EXIT_TIMEOUT:
+        print(f"run: timeout: no end after {args.timeout:g} s; Bochs (pid {process.pid}) and "
+              f"its process group were killed", file=sys.stderr)
+    if message:
+        print(f"run: {message}", file=sys.stderr)
+    if code in (EXIT_TIMEOUT, EXIT_NO_VERDICT):
+        if watcher.errors:
+            print(f"run: the last errors in Bochs's log {own_log_path}:\n" +
+                  "\n".join(f"  | {line}" for line in watcher.errors), file=sys.stderr)
+        print_tail(log_path)
+    shown = {EXIT_TIMEOUT: verdict.RUN_STATUS_WORDS[EXIT_TIMEOUT],
+             EXIT_NO_VERDICT: "NO VERDICT"}.get(code, word)
+    print(f"run: {shown} (Bochs: {watcher.ended or 'no end in its log'}) in {elapsed:.2f} s; "
+          f"log: {log_path}", file=sys.stderr)
+    return code
+
+
+def bochs_main(args):
+    """--emulator bochs: the bochsrc and ISO copy, then the run (or only print them)."""
+    log_path = args.log or default_log_path()
+    if args.dry_run:
+        config, cfg_text = bochs_setup(args, log_path, derive=False)
+        print("# bochsrc")
+        print(bochs.bochsrc(config), end="")
+        print(f"# grub.cfg of {config.iso} (derived from {args.iso})")
+        print(cfg_text, end="")
+        print("# command")
+        print(shlex.join(bochs.command("BOCHSRC", "DEBUGGER-COMMANDS")))
+        return EXIT_PASS
+    check_bochs_prerequisites(args.iso)
+    log_directory = os.path.dirname(log_path)
+    if log_directory:
+        os.makedirs(log_directory, exist_ok=True)
+    config, _ = bochs_setup(args, log_path, derive=True)
+    with tempfile.TemporaryDirectory(prefix="trigos-run-") as workdir:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _on_signal)
+        return run_bochs(config, args, log_path, workdir)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        refuse_other_emulators_options(args)
+        if args.emulator == "bochs":
+            return bochs_main(args)
+        placeholder = os.path.join("<temporary directory>", os.path.basename(OVMF_VARS))
+        config = config_from_args(args, placeholder if args.firmware == "uefi" else None)
+        if args.screendump:
+            config.screen_socket = os.path.join("<temporary directory>", "screen.sock")
+        command = build_command(config)
+        if args.dry_run:
+            print(shlex.join(command))
+            return EXIT_PASS
+        check_prerequisites(config)
+        with tempfile.TemporaryDirectory(prefix="trigos-run-") as workdir:
+            if args.firmware == "uefi":
+                config.ovmf_vars = os.path.join(workdir, os.path.basename(OVMF_VARS))
+                shutil.copyfile(OVMF_VARS, config.ovmf_vars)
+            if args.screendump:
+                config.screen_socket = os.path.join(workdir, "screen.sock")
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, _on_signal)
+            return run_qemu(config, args, workdir)
+    except UsageError as error:
+        text = str(error)
+        print(text if text.startswith("run: ") else f"run: {text}", file=sys.stderr)
+        return EXIT_SETUP
+    except _Terminated as stop:
+        print(f"run: stopped by signal {stop.args[0]}; "
+              f"{'Bochs' if args.emulator == 'bochs' else 'QEMU'} was killed", file=sys.stderr)
+        return 128 + stop.args[0]
