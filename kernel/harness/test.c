@@ -238,18 +238,6 @@ const char *test_current_case_name(void)
 	return running.test_case ? running.test_case->name : NULL;
 }
 
-int test_string_compare_(const char *left, const char *right)
-{
-	if (!left || !right)
-		return left == right ? 0 : (left ? 1 : -1);
-	return strcmp(left, right);
-}
-
-int test_memory_compare_(const void *left, const void *right, size_t size)
-{
-	return memcmp(left, right, size);
-}
-
 /* --- Running ------------------------------------------------------------- */
 
 /* FNV-1a: each case gets its own stream, the same whatever else is selected. */

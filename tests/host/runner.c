@@ -75,18 +75,6 @@ const char *test_current_case_name(void)
 	return running_case;
 }
 
-int test_string_compare_(const char *left, const char *right)
-{
-	if (!left || !right)
-		return left == right ? 0 : (left ? 1 : -1);
-	return strcmp(left, right);
-}
-
-int test_memory_compare_(const void *left, const void *right, size_t size)
-{
-	return memcmp(left, right, size);
-}
-
 static int by_name(const void *a, const void *b)
 {
 	const struct test_suite *const *left = a, *const *right = b;

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <lib/expect_compare.h>
+
 struct test_case {
 	const char *name;
 	void (*run)(void);
@@ -139,14 +141,11 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
-int test_string_compare_(const char *left, const char *right);
-int test_memory_compare_(const void *left, const void *right, size_t size);
-
 #define TEST_CHECK_STR_(abort, a, op, b)                                        \
 	do {                                                                   \
 		const char *test_left_ = (a);                                  \
 		const char *test_right_ = (b);                                 \
-		if (!(test_string_compare_(test_left_, test_right_) op 0)) {   \
+		if (!(expect_string_compare(test_left_, test_right_) op 0)) {  \
 			test_report_failure(__FILE__, __LINE__,                \
 				"expected %s %s %s, but %s == \"%s\", "        \
 				"%s == \"%s\"", #a, #op, #b,                   \
@@ -159,7 +158,7 @@ int test_memory_compare_(const void *left, const void *right, size_t size);
 
 #define TEST_CHECK_MEM_(abort, a, b, size)                                      \
 	do {                                                                   \
-		if (test_memory_compare_((a), (b), (size)) != 0) {             \
+		if (expect_memory_compare((a), (b), (size)) != 0) {            \
 			test_report_failure(__FILE__, __LINE__,                \
 				"expected the %zu bytes at %s and %s to be "   \
 				"equal", (size_t)(size), #a, #b);              \
