@@ -98,7 +98,7 @@ static uint8_t line_color(const char *text, size_t length)
 	}
 	if (starts_with(text, length, "not ok"))
 		return COLOR_FAILURE;
-	if (starts_with(text, length, "# RESULT") || starts_with(text, length, "# PANIC"))
+	if (starts_with(text, length, VERDICT_RESULT_PREFIX) || starts_with(text, length, "# PANIC"))
 		return COLOR_HEADLINE;
 	return COLOR_NORMAL;
 }
