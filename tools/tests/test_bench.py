@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from trigos import bench, matrix
+from trigos import bench, bench_results, matrix
 
 
 def distribution(name, p50, p90, cpus=2, **extra):
@@ -34,31 +34,31 @@ class ParseBenchLines(unittest.TestCase):
             "\"min\":1,\"p50\":2,\"p90\":3,\"p99\":3,\"max\":3}\n",
             "    ok 1 something\n",
         ]
-        results, problems = bench.parse_bench_lines(lines)
+        results, problems = bench_results.parse_bench_lines(lines)
         self.assertEqual(problems, [])
         self.assertEqual([r["name"] for r in results], ["ap_bringup", "ipi"])
         self.assertEqual(results[0]["value"], 812)
         self.assertEqual(results[1]["p50"], 2)
-        self.assertEqual(bench.figure(results[1]), "p50 2  p99 3  (n=3)")
-        self.assertEqual(bench.figure(results[0]), "812")
+        self.assertEqual(bench_results.figure(results[1]), "p50 2  p99 3  (n=3)")
+        self.assertEqual(bench_results.figure(results[0]), "812")
 
     def test_new_optional_keys_and_unknown_keys_are_kept(self):
         line = ("    # BENCH {\"v\":1,\"name\":\"trigger_wake_short_spin\",\"backend\":\"spin\","
                 "\"cpus\":2,\"unit\":\"ns\",\"n\":400,\"min\":100,\"p50\":300,\"p90\":400,"
                 "\"p99\":900,\"max\":5000,\"outliers\":3,\"overhead\":24,\"warmup\":10,"
                 "\"future_key\":{\"nested\":[1,2]}}\n")
-        results, problems = bench.parse_bench_lines([line])
+        results, problems = bench_results.parse_bench_lines([line])
         self.assertEqual(problems, [])
         self.assertEqual(results[0]["outliers"], 3)
         self.assertEqual(results[0]["overhead"], 24)
         self.assertEqual(results[0]["future_key"], {"nested": [1, 2]})
-        self.assertEqual(bench.benchmark_and_variant(results[0]),
+        self.assertEqual(bench_results.benchmark_and_variant(results[0]),
                          ("trigger_wake_short", {"backend": "spin"}))
 
     def test_header_record_needs_no_figure(self):
         line = ("# BENCH {\"v\":1,\"name\":\"header\",\"unit\":\"info\",\"cpus\":2,"
                 "\"tsc_hz\":2245747539,\"tsc_source\":\"HPET\"}\n")
-        results, problems = bench.parse_bench_lines([line])
+        results, problems = bench_results.parse_bench_lines([line])
         self.assertEqual((len(results), problems), (1, []))
 
     def test_an_unreliable_clock_keeps_cycles_and_refuses_times(self):
@@ -70,15 +70,15 @@ class ParseBenchLines(unittest.TestCase):
             "# BENCH {\"v\":1,\"name\":\"ipi\",\"cpus\":2,\"unit\":\"cycles\",\"n\":3,"
             "\"min\":1,\"p50\":2,\"p90\":3,\"p99\":3,\"max\":3}\n",
         ]
-        results, problems = bench.parse_bench_lines(lines)
+        results, problems = bench_results.parse_bench_lines(lines)
         self.assertEqual(problems, [])
         header, figures = results[0], results[1:]
-        kept, refused = bench.refuse_unreliable_times(header, figures)
+        kept, refused = bench_results.refuse_unreliable_times(header, figures)
         self.assertEqual([r["name"] for r in kept], ["ipi"])
         self.assertEqual(refused, ["ap_bringup"])
         header["unreliable_clock"] = False
-        self.assertEqual(bench.refuse_unreliable_times(header, figures), (figures, []))
-        self.assertEqual(bench.refuse_unreliable_times(None, figures), (figures, []))
+        self.assertEqual(bench_results.refuse_unreliable_times(header, figures), (figures, []))
+        self.assertEqual(bench_results.refuse_unreliable_times(None, figures), (figures, []))
 
     def test_broken_records_are_reported_not_raised(self):
         lines = [
@@ -94,7 +94,7 @@ class ParseBenchLines(unittest.TestCase):
             "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"n\":4}\n",        # no figure
             "# BENCH {\"v\":1,\"name\":\"x\",\"unit\":\"ns\",\"value\":1,\"outliers\":null}\n",
         ]
-        results, problems = bench.parse_bench_lines(lines)
+        results, problems = bench_results.parse_bench_lines(lines)
         self.assertEqual(results, [])
         self.assertEqual(len(problems), len(lines))
         self.assertIn("line 1", problems[0])
@@ -108,31 +108,31 @@ class ParseBenchLines(unittest.TestCase):
     def test_lines_that_only_mention_bench_are_ignored_quietly(self):
         lines = ["# benchmarks follow\n", "KTAP version 1\n",
                  "    # BENCH-PHASE begin idle_spin cpus=2 waiting=1\n"]
-        results, problems = bench.parse_bench_lines(lines)
+        results, problems = bench_results.parse_bench_lines(lines)
         self.assertEqual((results, problems), ([], []))
 
 
 class Naming(unittest.TestCase):
     def test_backend_suffix_leaves_the_name_but_lookalikes_do_not(self):
-        self.assertEqual(bench.benchmark_and_variant({"name": "stop_machine_adaptive"}),
+        self.assertEqual(bench_results.benchmark_and_variant({"name": "stop_machine_adaptive"}),
                          ("stop_machine", {"backend": "adaptive"}))
-        self.assertEqual(bench.benchmark_and_variant({"name": "call_single_wait_spinning"}),
+        self.assertEqual(bench_results.benchmark_and_variant({"name": "call_single_wait_spinning"}),
                          ("call_single_wait_spinning", {}))
         # An explicit backend wins, and a name without its suffix stays whole.
-        self.assertEqual(bench.benchmark_and_variant({"name": "wake", "backend": "hlt"}),
+        self.assertEqual(bench_results.benchmark_and_variant({"name": "wake", "backend": "hlt"}),
                          ("wake", {"backend": "hlt"}))
 
     def test_config_names(self):
-        self.assertEqual(bench.split_config_name("spinlock-8cpu-mcs-spinning"),
+        self.assertEqual(bench_results.split_config_name("spinlock-8cpu-mcs-spinning"),
                          ("spinlock", 8, "mcs-spinning"))
-        self.assertEqual(bench.split_config_name("ipi-call-stop-2cpu"), ("ipi-call-stop", 2, ""))
-        self.assertEqual(bench.split_config_name("odd"), ("odd", None, ""))
+        self.assertEqual(bench_results.split_config_name("ipi-call-stop-2cpu"), ("ipi-call-stop", 2, ""))
+        self.assertEqual(bench_results.split_config_name("odd"), ("odd", None, ""))
 
     def test_figure_key_names_cpus_that_differ_from_the_boot(self):
         entry = run("spinlock-4cpu", [], cpus=4)
         record = {"name": "lock_uncontended", "lock": "mcs", "cpus": 1, "unit": "cycles",
                   "p50": 3}
-        self.assertEqual(bench.figure_key(entry, record),
+        self.assertEqual(bench_results.figure_key(entry, record),
                          ("spinlock", "lock_uncontended", "mcs 1 CPU", "cycles", "4"))
 
     def test_peer_cpu_counts_come_from_bringup_sections(self):
@@ -159,7 +159,7 @@ class Tables(unittest.TestCase):
 
     def test_one_table_per_family_backend_rows_vcpu_columns(self):
         tables = {title.split(":")[0]: (header, rows)
-                  for title, header, rows in bench.build_tables(self.report())}
+                  for title, header, rows in bench_results.build_tables(self.report())}
         header, rows = tables["trigger"]
         self.assertEqual(header, ["benchmark", "variant", "unit", "2 vCPU", "4 vCPU"])
         self.assertEqual(rows[0], ["trigger_wake_short", "spin", "ns", "300 (p99 800)",
@@ -167,24 +167,24 @@ class Tables(unittest.TestCase):
         self.assertEqual(rows[1], ["trigger_wake_short", "hlt", "ns", "9000 (p99 24000)", ""])
         header, rows = tables["bringup"]
         self.assertEqual([row[1] for row in rows], ["trigos", "linux guest printk"])
-        whole = [table for table in bench.build_tables(self.report())
+        whole = [table for table in bench_results.build_tables(self.report())
                  if table[0].startswith("whole")][0]
         self.assertIn(["bringup", "linux", "s wall", "", "", "6.50"], whole[2])
         self.assertIn(["bringup", "trigos", "s wall", "", "", "0.25"], whole[2])
 
     def test_text_and_markdown_rendering(self):
-        tables = bench.build_tables(self.report())
+        tables = bench_results.build_tables(self.report())
         out = io.StringIO()
-        bench.render_text(tables, out)
+        bench_results.render_text(tables, out)
         self.assertIn("trigger_wake_short  spin", out.getvalue())
-        markdown = bench.render_markdown([("t", ["a", "b"], [["x|y", ""]])])
+        markdown = bench_results.render_markdown([("t", ["a", "b"], [["x|y", ""]])])
         self.assertIn("| a | b |\n|---|---|\n| x\\|y |   |", markdown)
 
     def test_repeated_runs_give_the_median(self):
         report = {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us",
                                                  "value": value}], cpus=8)
                            for value in (900, 1000, 5000)]}
-        rows = bench.build_tables(report)[0][2]
+        rows = bench_results.build_tables(report)[0][2]
         self.assertEqual(rows[0][3], "1000 x3")
 
 
@@ -193,19 +193,19 @@ class Simulated(unittest.TestCase):
 
     def bochs_run(self, results, seed=None, log="", wall=20.0):
         return run("bochs-trigger-2cpu", results, wall=wall, emulator="bochs", seed=seed,
-                   simulated=bench.SIMULATED, log=log, run="--emulator bochs --cpus 2")
+                   simulated=bench_results.SIMULATED, log=log, run="--emulator bochs --cpus 2")
 
     def test_the_emulator_comes_from_the_run_arguments(self):
-        self.assertEqual(bench.run_emulator(["--emulator", "bochs", "--cpus", "2"]), "bochs")
-        self.assertEqual(bench.run_emulator(["--emulator=bochs"]), "bochs")
-        self.assertEqual(bench.run_emulator(["--boot", "kernel"]), "qemu")
+        self.assertEqual(bench_results.run_emulator(["--emulator", "bochs", "--cpus", "2"]), "bochs")
+        self.assertEqual(bench_results.run_emulator(["--emulator=bochs"]), "bochs")
+        self.assertEqual(bench_results.run_emulator(["--boot", "kernel"]), "qemu")
 
     def test_tables_say_simulated_and_keep_bochs_apart_from_qemu(self):
         report = {"runs": [run("trigger-2cpu", [distribution("trigger_wake_short_spin", 300, 400)]),
                            self.bochs_run([distribution("trigger_wake_short_spin", 1099, 1099)])]}
-        titles = [title for title, _, _ in bench.build_tables(report)]
+        titles = [title for title, _, _ in bench_results.build_tables(report)]
         self.assertIn("trigger: p50 (p99), or the value", titles)
-        self.assertIn("bochs-trigger: p50 (p99), or the value; " + bench.SIMULATED, titles)
+        self.assertIn("bochs-trigger: p50 (p99), or the value; " + bench_results.SIMULATED, titles)
         self.assertIn("whole Bochs run, wall seconds of the host (boot to shutdown)", titles)
         self.assertIn("whole QEMU run, wall seconds (boot to power-off)", titles)
 
@@ -213,11 +213,11 @@ class Simulated(unittest.TestCase):
         report = {"runs": [self.bochs_run([distribution("trigger_wake_short_spin", p50, p50)],
                                           seed=seed)
                            for seed, p50 in ((1, 1000), (2, 1100), (3, 1000))]}
-        title, header, rows = bench.seed_spread_table(report)
+        title, header, rows = bench_results.seed_spread_table(report)
         self.assertEqual(header[5:], ["seeds", "min", "median", "max", "spread"])
         self.assertEqual(rows, [["bochs-trigger", "trigger_wake_short", "spin", "ns", "2", "3",
                                  "1000", "1000", "1100", "10.0%"]])
-        self.assertIsNone(bench.seed_spread_table({"runs": [self.bochs_run([])]}))
+        self.assertIsNone(bench_results.seed_spread_table({"runs": [self.bochs_run([])]}))
 
     def test_two_boots_compared_line_by_line(self):
         line = '    # BENCH {"v":1,"name":"stop_machine","unit":"ns","p50":%d}\n'
@@ -229,9 +229,9 @@ class Simulated(unittest.TestCase):
                 logs.append(os.path.join(directory, "%d.log" % index))
                 with open(logs[-1], "w") as log:
                     log.write(text)
-            same = bench.repeatability([{"log": logs[0]}, {"log": logs[1]}])
-            other = bench.repeatability([{"log": logs[0]}, {"log": logs[2]}])
-            empty = bench.repeatability([{"log": os.path.join(directory, "none")}] * 2)
+            same = bench_results.repeatability([{"log": logs[0]}, {"log": logs[1]}])
+            other = bench_results.repeatability([{"log": logs[0]}, {"log": logs[2]}])
+            empty = bench_results.repeatability([{"log": os.path.join(directory, "none")}] * 2)
         self.assertEqual((same["identical"], same["lines"], same["difference"]), (True, 1, None))
         self.assertFalse(other["identical"])
         self.assertEqual(other["difference"][0], 1)
@@ -264,7 +264,7 @@ class Compare(unittest.TestCase):
                                   "value": 98.0},
                                  {"name": "zero", "unit": "x", "value": 4},
                                  distribution("only_new", 5, 6)])]}
-        rows = {(key[1], key[2]): row for row in bench.compare(old, new) for key in [row[0]]}
+        rows = {(key[1], key[2]): row for row in bench_results.compare(old, new) for key in [row[0]]}
         spin = rows[("wake", "spin")]
         self.assertAlmostEqual(spin[3], 0.5)
         self.assertAlmostEqual(spin[4], 0.1)          # old (1100-1000)/1000, the larger
@@ -280,19 +280,19 @@ class Compare(unittest.TestCase):
             return {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8,
                                                    "unit": "us", "value": value}], cpus=8)
                              for value in values]}
-        rows = bench.compare(boots([1000]), boots([1100, 1200, 1300]))
+        rows = bench_results.compare(boots([1000]), boots([1100, 1200, 1300]))
         bringup = [row for row in rows if row[0][1] == "ap_bringup"][0]
         self.assertAlmostEqual(bringup[3], 0.2)
         self.assertAlmostEqual(bringup[4], 200 / 1200)
         self.assertEqual((bringup[5], bringup[6]), ("repeats", "CHANGED"))
-        rows = bench.compare(boots([1000, 1400]), boots([1300]))
+        rows = bench_results.compare(boots([1000, 1400]), boots([1300]))
         bringup = [row for row in rows if row[0][1] == "ap_bringup"][0]
         self.assertEqual((bringup[5], bringup[6]), ("repeats", "within noise"))
 
     def test_compare_tables_say_the_noise_source(self):
-        rows = bench.compare({"runs": [run("t-2cpu", [distribution("w", 10, 20)])]},
+        rows = bench_results.compare({"runs": [run("t-2cpu", [distribution("w", 10, 20)])]},
                              {"runs": [run("t-2cpu", [distribution("w", 11, 20)])]})
-        tables = bench.compare_tables(rows)
+        tables = bench_results.compare_tables(rows)
         body = [row for title, header, body in tables for row in body if row[0] == "w"]
         self.assertEqual(body[0][6:], ["+10.0%", "100.0% (p50..p90)", "within noise"])
 

@@ -15,6 +15,8 @@ Shared by the others:
   cli          the tree's paths, the argument parser, how a tool is started
   qemu, qmp    the QEMU machine (command line, exit status) and its QMP client
   bochs        the Bochs machine (bochsrc, grub.cfg, reading Bochs's log)
+  bench_results  the BENCH records: parsing, figures, tables, comparisons,
+               results files (bench runs, plot draws; both read it)
 The tools: run (boot once), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
 symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb.

@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 
-from . import bench
+from . import bench_results
 
 
 class Chart:
@@ -43,7 +43,7 @@ def _figures(report, family=None, name=None):
     out: the charts show what the host measured; the report's tables have them.
     """
     chosen = {}
-    for key, records in bench.collect_figures(report).items():
+    for key, records in bench_results.collect_figures(report).items():
         records = [record for record in records if not record.get("simulated")]
         if records and (family is None or key[0] == family) and key[1] == name and \
                 key[4].isdigit():
@@ -62,7 +62,7 @@ def _quote(text):
 
 def backend_order(label):
     """Sort key: trigger backends in their README order, anything else after, by name."""
-    order = bench.TRIGGER_BACKENDS
+    order = bench_results.TRIGGER_BACKENDS
     return (order.index(label) if label in order else len(order), label)
 
 
@@ -90,7 +90,7 @@ def wake_latency_chart(report):
     rows, position = [], 0
     for workload in ("trigger_wake_short", "trigger_wake_long"):
         position += 1
-        order = lambda item: (bench.TRIGGER_BACKENDS + (item[0][1],)).index(item[0][1])
+        order = lambda item: (bench_results.TRIGGER_BACKENDS + (item[0][1],)).index(item[0][1])
         for (name, label), records in sorted(figures[vcpus].items(), key=order):
             if name != workload:
                 continue
@@ -98,7 +98,7 @@ def wake_latency_chart(report):
             if None in fields:
                 continue
             rows.append("%d %s %s\n" % (position, _quote("%s %s" % (label, workload[13:])),
-                                        " ".join(bench.number(value) for value in fields)))
+                                        " ".join(bench_results.number(value) for value in fields)))
             position += 1
     if not rows:
         return None
@@ -121,9 +121,9 @@ def host_cpu_chart(report):
     lines = ["# backend " + " ".join("%dvcpu" % count for count in counts) + " (% of a host CPU)\n"]
     for backend in backends:
         values = [figures.get((backend, count)) for count in counts]
-        lines.append(_quote(backend) + " " + " ".join(
-            bench.number(_median(records, "value")) if records else "NaN" for records in values)
-            + "\n")
+        cells = (bench_results.number(_median(records, "value")) if records else "NaN"
+                 for records in values)
+        lines.append(_quote(backend) + " " + " ".join(cells) + "\n")
     title = "host CPU of QEMU while the APs wait, per backend (% of one host core)"
     settings = ("set style data histograms\nset style fill solid 0.6 border -1\n"
                 "set yrange [0:*]\nset ylabel \"% of one host core\"\nset grid ytics\n"
@@ -148,7 +148,7 @@ def series_chart(name, title, ylabel, series, cores):
     lines = ["# vcpus " + " ".join(label.replace(" ", "_") for label in labels) + "\n"]
     for count in counts:
         lines.append("%d " % count + " ".join(
-            bench.number(series[label][count]) if count in series[label] else "NaN"
+            bench_results.number(series[label][count]) if count in series[label] else "NaN"
             for label in labels) + "\n")
     # A margin either side: gnuplot drops a tic that rounding puts just outside.
     settings = ("set xrange [%g:%g]\n" % (counts[0] / 1.3, counts[-1] * 1.3) +
@@ -171,7 +171,7 @@ def stop_machine_chart(report):
     for (label, vcpus), records in figures.items():
         records = [record for record in records if record.get("unit") in PER_MICROSECOND]
         if records:
-            series.setdefault(label, {})[vcpus] = bench.median_headline(
+            series.setdefault(label, {})[vcpus] = bench_results.median_headline(
                 [dict(record, p50=record["p50"] / PER_MICROSECOND[record["unit"]])
                  for record in records])
     if not series:
@@ -185,7 +185,7 @@ def bringup_chart(report):
     series = {}
     for (label, vcpus), records in figures.items():
         name = "trigos" if label == "-" else label
-        series.setdefault(name, {})[vcpus] = bench.median_headline(records) / 1000.0
+        series.setdefault(name, {})[vcpus] = bench_results.median_headline(records) / 1000.0
     if not series:
         return None
     title = "AP bring-up (first INIT to all online) against vCPUs, trigos beside Linux (ms)"
@@ -252,7 +252,7 @@ def report_markdown(report, chart_list, plot_dir_link, plot_problems):
               report.get("host", {}).get("cores", "?"), ""]
     for note in report.get("notes", []):
         parts += ["**Note:** %s" % note, ""]
-    parts += [bench.render_markdown(bench.build_tables(report))]
+    parts += [bench_results.render_markdown(bench_results.build_tables(report))]
     parts += ["## Charts", ""]
     if chart_list and not plot_problems:
         for chart in chart_list:
@@ -280,7 +280,7 @@ def main(argv=None):
     parser.add_argument("--report", metavar="FILE", help="also write a Markdown report")
     args = parser.parse_args(argv)
     try:
-        report = bench.load_results(args.results)
+        report = bench_results.load_results(args.results)
     except (OSError, ValueError) as error:
         sys.stderr.write("plot: %s: %s\n" % (args.results, error))
         return 2
