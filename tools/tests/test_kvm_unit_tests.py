@@ -32,10 +32,11 @@ FAKE_MAKEFILE = textwrap.dedent('''\
     \techo vmexit > x86/vmexit.flat
     \techo fake1234 > build-head
     ''')
+# Twenty lines of compiling before the error: the message shows the end of the log only.
 BROKEN_MAKEFILE = textwrap.dedent('''\
     include config.mak
     all:
-    \t@echo "gcc -c -o x86/smptest.o $(SRCDIR)/x86/smptest.c"
+    \t@for n in $$(seq 1 20); do echo "gcc -c -o lib/file$$n.o lib/file$$n.c"; done
     \t@echo "x86/smptest.c:7:1: error: expected ';' before '}' token"
     \t@exit 1
     ''')
@@ -172,6 +173,8 @@ class Build(TreeCase):
         self.assertIn("building kvm-unit-tests failed (exit 2)", message)
         self.assertIn("build.log", message)
         self.assertIn("x86/smptest.c:7:1: error: expected ';'", message)
+        self.assertIn("lib/file20.o", message)
+        self.assertNotIn("lib/file1.o", message)
 
 
 class ReadLog(unittest.TestCase):
