@@ -319,10 +319,11 @@ def main(argv=None):
                              "built (default build/peer)")
     parser.add_argument("--log-dir", default=os.path.join("build", "bench", "logs"))
     parser.add_argument("--timeout", type=float, help="seconds per boot (default 60 + 8 per CPU "
-                                                      "for Linux, 30 + 2 for kvm-unit-tests)")
+                                                      "for Linux, 30 + 2 per CPU for "
+                                                      "kvm-unit-tests)")
     parser.add_argument("--kvm-unit-tests", metavar="DIR",
                         help="also build kvm-unit-tests from the clone DIR (out of tree, in "
-                             "DIR of --dir/kvm-unit-tests; DIR is not written) and boot its "
+                             "--dir's kvm-unit-tests/; DIR itself is not written) and boot its "
                              "smptest at each --cpus and vmexit ipi/ipi_halt at 2 vCPUs")
     parser.add_argument("--no-linux", action="store_true",
                         help="do not boot Linux (with --kvm-unit-tests: only kvm-unit-tests)")
