@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from tools.tests import DATA, read_data
-from trigos import bench, kvm_unit_tests, peer
+from trigos import bench, kvm_unit_tests, peer, plot
 
 # The fake tree's configure: as kvm-unit-tests' own, it configures the directory it is run
 # in for the tree it lives in (config.mak's SRCDIR, a link to the tree's Makefile).  Each
@@ -309,6 +309,13 @@ class BenchOption(TreeCase):
         self.assertEqual(report["notes"], [])
         self.assertRegex(out, r"ap_bringup +trigos +us +1000\n")
         self.assertRegex(out, r"ap_bringup +kvm-unit-tests host-observed +us +\d+\n")
+
+    def test_the_report_names_the_tree_and_its_commit(self):
+        make_fake_tree(self.source)
+        _, report, _ = self.bench("--kvm-unit-tests", self.source)
+        lines = [line for line in plot.machine_lines(report) if "kvm-unit-tests" in line]
+        self.assertEqual(len(lines), 1)
+        self.assertIn("commit fake1234, built from %s" % os.path.realpath(self.source), lines[0])
 
     def test_a_missing_tree_is_a_note_and_the_run_goes_on(self):
         status, report, out = self.bench("--kvm-unit-tests", self.source)

@@ -59,6 +59,7 @@ BUILD_LOG_TAIL = 15
 BSP_LAST_LINE_BEFORE_SIPI = "enabling apic"
 AP_ONLINE = re.compile(r"^setup: CPU (\d+) online$")
 WAITING_FOR = re.compile(r"^smp: waiting for (\d+) APs?$")
+OWN_FIGURE = re.compile(r"^(\w+) (\d+)$")      # vmexit's "NAME CYCLES" lines
 PASS_STATUS = 1         # exit(0) through isa-debug-exit: (0 << 1) | 1
 
 
@@ -191,7 +192,7 @@ def analyse_log(timed_lines, cpus):
         waiting = WAITING_FOR.match(line)
         if waiting and found["waiting_for"] is None:
             found["waiting_for"] = int(waiting.group(1))
-        own = re.match(r"^(\w+) (\d+)$", line)
+        own = OWN_FIGURE.match(line)
         if own:
             found["own"][own.group(1)] = int(own.group(2))
     found["aps_online"] = sorted(online)
