@@ -261,7 +261,7 @@ def boot(built, test, cpus, log_path, timeout=None, tick=None):
     if done["exit"] is None:
         return dict(entry, exit=None, wall_seconds=None, results=[], problems=problems)
     if done["timed_out"]:
-        problems.append("%s did not end within %d s: QEMU killed" % (test.binary, timeout))
+        problems.append("%s did not end within %g s: QEMU killed" % (test.binary, timeout))
     elif done["exit"] != PASS_STATUS:
         problems.append(describe_exit(done["exit"]) +
                         (": QEMU said: " + done["errors"].splitlines()[-1]
