@@ -17,6 +17,10 @@ Shared by the others:
   bochs        the Bochs machine (bochsrc, grub.cfg, reading Bochs's log)
   bench_results  the BENCH records: parsing, figures, tables, comparisons,
                results files (bench runs, plot draws; both read it)
+  peer_timing  what the peers share: a QEMU run with its serial lines stamped
+               by the host's arrival time, a peer's figure as a BENCH record
+  kvm_unit_tests  the second peer: kvm-unit-tests built out of tree from a
+               clone the user names, timed from outside (peer and bench use it)
 The tools: run (boot once), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
 symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb.

@@ -3,14 +3,19 @@
 """Run the trigos benchmark matrix beside a Linux peer and collect its figures.
 
   tools/bench [--quick] [--only GLOB] [--repeat N] [--no-peer] [--out FILE]
-              [--no-plot] [--compare OLD.json] [CONFIG]
+              [--no-plot] [--compare OLD.json] [--kvm-unit-tests DIR] [CONFIG]
   tools/bench --compare OLD.json --results NEW.json     (compare only, no boot)
 
 Each section of the configuration (tests/bench.cfg, the tools/matrix format)
 is booted with tools/run; every `# BENCH {json}` line of its serial log
 becomes a result, beside the QEMU run's wall time.  Then the Linux peer
 (tools/peer: Debian's cloud kernel and a busybox initramfs) is booted with the
--smp value of every selected section in group "bringup".  Everything goes
+-smp value of every selected section in group "bringup".  With
+--kvm-unit-tests DIR (off by default) kvm-unit-tests is built from the clone
+DIR as tools/peer does, its smptest booted at those -smp values and its vmexit
+ipi and ipi_halt at 2 vCPUs when a section of group "ipi" is selected; a
+tree that is missing or does not build, or a test that does not end, is a
+note and the run goes on.  Everything goes
 into one JSON file (build/bench/results.json by default), with the figures
 quoted from elsewhere (labelled "quoted"), and tables on stdout: one per
 benchmark family, a row per benchmark and variant (backend, lock, peer), a
@@ -50,7 +55,7 @@ import subprocess
 import sys
 import time
 
-from . import bench_results, matrix, peer, plot
+from . import bench_results, kvm_unit_tests, matrix, peer, plot
 from .cli import ROOT, entry_script
 
 # --- Running -----------------------------------------------------------------
@@ -166,9 +171,12 @@ class Progress:
         if self.live and self.last_tick:
             self.out.write("\r")
         self.last_tick = 0
+        # QEMU's exit status of a kvm-unit-tests pass is 1; tools/run's and Linux's are 0 or 2.
+        passed = (kvm_unit_tests.PASS_STATUS,) if run.get("peer") == kvm_unit_tests.PEER \
+            else (0, 2)
         self.out.write("bench: [%d/%d] %s: %.1f s, %d figures%s (elapsed %s)\n"
                        % (self.index, self.total, run["config"], run["wall_seconds"] or 0,
-                          len(run["results"]), "" if run["exit"] in (0, 2) else
+                          len(run["results"]), "" if run["exit"] in passed else
                           ", exit %s" % run["exit"], self.elapsed()))
         self.out.flush()
 
@@ -220,7 +228,7 @@ def run_entry(entry, args, log_path, tick=None, seed=None):
 
 
 def peer_cpu_counts(entries):
-    """The vCPU counts of the selected bring-up sections, for the Linux peer."""
+    """The vCPU counts of the selected bring-up sections, for the peers."""
     counts = []
     for entry in entries:
         if "bringup" not in entry.groups:
@@ -293,6 +301,35 @@ def run_peer(counts, args, log_dir, progress, runs):
     return None
 
 
+def run_kvm_unit_tests(counts, ipi, args, log_dir, progress, runs, notes):
+    """Build kvm-unit-tests from --kvm-unit-tests DIR and boot its tests --repeat times (the
+    tests interleaved); append its runs, and a note for each problem or for the whole peer."""
+    boots = kvm_unit_tests.plan(counts, ipi)
+    try:
+        built = kvm_unit_tests.build(args.kvm_unit_tests,
+                                     os.path.join(args.peer_dir, kvm_unit_tests.PEER),
+                                     lambda text: sys.stderr.write(text + "\n"))
+    except kvm_unit_tests.Unavailable as error:
+        note = "kvm-unit-tests not measured: %s" % error
+        sys.stderr.write("bench: %s; going on without it\n" % note)
+        progress.total -= len(boots) * args.repeat
+        notes.append(note)
+        return
+    for repeat in range(args.repeat):
+        for test, cpus in boots:
+            name = kvm_unit_tests.config_name(test, cpus)
+            suffix = "-%d" % (repeat + 1) if args.repeat > 1 else ""
+            progress.begin(name)
+            run = kvm_unit_tests.boot(built, test, cpus,
+                                      os.path.join(log_dir, name + suffix + ".log"),
+                                      tick=progress.tick)
+            progress.end(run)
+            for problem in run["problems"]:
+                sys.stderr.write("bench: %s: %s\n" % (name, problem))
+                notes.append("%s%s: %s (log %s)" % (name, suffix, problem, run["log"]))
+            runs.append(run)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -310,6 +347,12 @@ def main(argv=None):
     parser.add_argument("--no-peer", action="store_true", help="do not boot the Linux peer")
     parser.add_argument("--peer-dir", default=os.path.join("build", "peer"),
                         help="the Linux peer's packages (default build/peer)")
+    parser.add_argument("--kvm-unit-tests", metavar="DIR",
+                        help="also build kvm-unit-tests from the clone DIR (out of tree, in "
+                             "--peer-dir; DIR is not written) and boot its smptest with the "
+                             "-smp of each bring-up section, its vmexit ipi/ipi_halt at 2 "
+                             "vCPUs when an ipi section is selected; --no-peer leaves "
+                             "only Linux out")
     parser.add_argument("--compare", metavar="OLD.json", help="print the change against OLD.json")
     parser.add_argument("--results", metavar="FILE",
                         help="with --compare: compare FILE instead of running anything")
@@ -348,6 +391,9 @@ def main(argv=None):
     log_dir = os.path.join(os.path.dirname(args.out) or ".", "logs")
     os.makedirs(log_dir, exist_ok=True)
     counts = [] if args.no_peer else peer_cpu_counts(entries)
+    kut_counts = peer_cpu_counts(entries) if args.kvm_unit_tests else []
+    kut_ipi = bool(args.kvm_unit_tests) and any("ipi" in entry.groups for entry in entries)
+    kut_boots = len(kvm_unit_tests.plan(kut_counts, kut_ipi))
     expected = {}
     if os.path.exists(args.out):
         try:
@@ -355,7 +401,8 @@ def main(argv=None):
                         for run in bench_results.load_results(args.out)["runs"]}
         except (OSError, ValueError, KeyError, TypeError):
             expected = {}
-    progress = Progress((len(entries) * len(seeds) + len(counts)) * args.repeat, expected)
+    progress = Progress((len(entries) * len(seeds) + len(counts) + kut_boots) * args.repeat,
+                        expected)
     load_before = os.getloadavg()[0]
 
     runs, failed, notes, repeats = [], 0, [], []
@@ -392,6 +439,11 @@ def main(argv=None):
             notes.append(note)
     elif not args.no_peer:
         notes.append("Linux peer not booted: no section of group 'bringup' was selected")
+    if kut_boots:
+        run_kvm_unit_tests(kut_counts, kut_ipi, args, log_dir, progress, runs, notes)
+    elif args.kvm_unit_tests:
+        notes.append("kvm-unit-tests not booted: no section of group 'bringup' or 'ipi' "
+                     "was selected")
 
     command = "tools/bench " + " ".join(argv if argv is not None else sys.argv[1:])
     report = {"format": bench_results.BENCH_FORMAT_VERSION,

@@ -27,6 +27,8 @@ NUMBER_KEYS = ("value", "n", "min", "p50", "p90", "p99", "max", "outliers", "ove
 STRING_KEYS = ("name", "unit", "backend", "lock")
 # The keys that tell two figures of one benchmark apart, in the order shown.
 VARIANT_KEYS = ("peer", "clock", "backend", "lock")
+# The peers booted beside trigos (tools/peer), as their runs and records name them.
+PEERS = ("linux", "kvm-unit-tests")
 TRIGGER_BACKENDS = ("spin", "mwait", "hlt", "adaptive", "mwaitx", "umwait")
 CONFIG_NAME = re.compile(r"^(.*?)-(\d+)cpus?(?:-(.+))?$")
 SIMULATED = ("simulated under Bochs 2.7: counts of simulated instructions sliced by Bochs's "
@@ -284,7 +286,7 @@ def build_tables(report):
             if family in simulated_families:
                 title += "; " + SIMULATED
             header = ["benchmark", "variant", "unit"]
-        if any(row[1].startswith("linux") for row in rows):
+        if any(row[1].split(" ")[0] in PEERS for row in rows):
             # Beside the peer's rows, an unlabelled row is trigos's own.
             for row in rows:
                 row[1] = "trigos" if row[1] == "-" else row[1]

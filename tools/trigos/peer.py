@@ -3,6 +3,7 @@
 """Boot a real peer, Debian's Linux, in the same QEMU as trigos, and time its AP bring-up.
 
   tools/peer [--cpus N ...] [--dir build/peer] [--log-dir DIR] [--timeout S]
+             [--kvm-unit-tests DIR [--no-linux]]
 
 The peer is Debian's cloud kernel (package linux-image-cloud-amd64, which
 depends on the versioned linux-image-*-cloud-amd64 holding the kernel) with a
@@ -25,20 +26,30 @@ same -smp), with -initrd and console=ttyS0.  Figures, read from the boot log:
                               (printk time starts near kernel entry)
   user_init_start             printk time of "Run /init as init process"
   and the whole QEMU run's wall time.
+
+With --kvm-unit-tests DIR it also builds kvm-unit-tests from the clone DIR,
+out of tree in --dir's kvm-unit-tests/ (DIR is not written into, its sources
+are never changed), and boots its smptest.flat at each --cpus and vmexit.flat
+ipi and ipi_halt at 2 vCPUs in the same QEMU, timed from outside by the host's
+arrival times of its serial lines (tools/trigos/kvm_unit_tests.py says which
+lines); --no-linux boots only those.  kvm-unit-tests is not a Debian package:
+clone it first where there is a network, e.g.
+  git clone https://gitlab.com/kvm-unit-tests/kvm-unit-tests ~/kvm-unit-tests
+  tools/peer --kvm-unit-tests ~/kvm-unit-tests --no-linux --cpus 2 --cpus 8
+Each run is printed as one JSON line (the tools/bench results format); the exit
+status is 1 when a peer was not measured or a boot had a problem.
 """
 import argparse
 import glob
 import json
 import os
 import re
-import select
 import shutil
-import signal
 import subprocess
 import sys
-import time
 
-from . import qemu
+from . import kvm_unit_tests, peer_timing, qemu
+from .peer_timing import PeerUnavailable
 
 KERNEL_PACKAGE = "linux-image-cloud-amd64"
 BUSYBOX_PACKAGE = "busybox-static"
@@ -54,11 +65,6 @@ INIT_SCRIPT = """#!/bin/busybox sh
 echo "%s cpus=$(/bin/busybox nproc)"
 /bin/busybox poweroff -f
 """ % MARKER
-
-
-class PeerUnavailable(Exception):
-    """The peer's packages could not be fetched or unpacked; the reason is the message."""
-
 
 
 # --- Fetching and unpacking -------------------------------------------------
@@ -234,8 +240,7 @@ def analyse_boot(timed_lines):
 def boot_records(found, cpus):
     """BENCH-style records (the tools/bench format) for one analysed boot of @cpus CPUs."""
     def record(name, value, clock):
-        return {"v": 1, "name": name, "cpus": cpus, "unit": "us", "value": value,
-                "peer": "linux", "clock": clock}
+        return peer_timing.peer_record("linux", name, cpus, value, clock)
 
     def microseconds(start, end):
         if start is None or end is None:
@@ -277,52 +282,23 @@ def boot(files, initramfs, cpus, log_path, timeout=None, tick=None):
     """Boot the peer once; return a run entry (the tools/bench results format)."""
     timeout = timeout or default_timeout(cpus)
     command = qemu_command(files, initramfs, cpus)
-    timed, pending, problems = [], b"", []
     entry = {"config": "linux-%dcpu" % cpus, "family": "bringup", "peer": "linux",
              "run": " ".join(command), "cmdline": KERNEL_CMDLINE, "log": log_path,
              "header": {"peer": "linux", "kernel_release": files["kernel_release"],
                         "packages": files["packages"], "memory_mb": MEMORY_MB}}
-    start = time.monotonic()
-    try:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as error:
-        return dict(entry, exit=None, wall_seconds=None, results=[],
-                    problems=["cannot start %s: %s" % (command[0], error)])
-    timed_out = False
-    with open(log_path, "wb") as log:
-        while True:
-            if time.monotonic() - start > timeout:
-                timed_out = True
-                break
-            ready, _, _ = select.select([process.stdout], [], [], 0.5)
-            if tick:
-                tick(time.monotonic() - start)
-            if not ready:
-                continue
-            data = os.read(process.stdout.fileno(), 65536)
-            if not data:
-                break
-            now = time.monotonic() - start
-            log.write(data)
-            pending += data
-            *lines, pending = pending.split(b"\n")
-            timed += [(now, line.decode("utf-8", errors="replace")) for line in lines]
-    if timed_out:
-        os.killpg(process.pid, signal.SIGKILL)
+    done = peer_timing.run_timed(command, log_path, timeout, tick)
+    problems = done["problems"]
+    if done["exit"] is None:
+        return dict(entry, exit=None, wall_seconds=None, results=[], problems=problems)
+    if done["timed_out"]:
         problems.append("no power-off within %d s: QEMU killed" % timeout)
-    if pending:
-        timed.append((time.monotonic() - start, pending.decode("utf-8", errors="replace")))
-    status = process.wait()
-    wall = time.monotonic() - start
-    errors = process.stderr.read().decode("utf-8", errors="replace").strip()
-    if errors and status != 0:
-        problems.append("QEMU said: " + errors.splitlines()[-1])
-    found = analyse_boot(timed)
+    if done["errors"] and done["exit"] != 0:
+        problems.append("QEMU said: " + done["errors"].splitlines()[-1])
+    found = analyse_boot(done["lines"])
     problems += found["problems"]
     if found["cpus_up"] is not None and found["cpus_up"] != cpus:
         problems.append("Linux brought up %d CPUs of %d" % (found["cpus_up"], cpus))
-    return dict(entry, exit=status, wall_seconds=round(wall, 3),
+    return dict(entry, exit=done["exit"], wall_seconds=done["wall_seconds"],
                 results=boot_records(found, cpus), problems=problems)
 
 
@@ -339,26 +315,51 @@ def main(argv=None):
     parser.add_argument("--cpus", type=int, action="append", metavar="N",
                         help="-smp value (repeatable; default 8)")
     parser.add_argument("--dir", default=os.path.join("build", "peer"),
-                        help="where the packages are kept and unpacked (default build/peer)")
+                        help="where the packages are kept and unpacked, and kvm-unit-tests "
+                             "built (default build/peer)")
     parser.add_argument("--log-dir", default=os.path.join("build", "bench", "logs"))
-    parser.add_argument("--timeout", type=float, help="seconds per boot (default 60 + 8 per CPU)")
+    parser.add_argument("--timeout", type=float, help="seconds per boot (default 60 + 8 per CPU "
+                                                      "for Linux, 30 + 2 per CPU for "
+                                                      "kvm-unit-tests)")
+    parser.add_argument("--kvm-unit-tests", metavar="DIR",
+                        help="also build kvm-unit-tests from the clone DIR (out of tree, in "
+                             "--dir's kvm-unit-tests/; DIR itself is not written) and boot its "
+                             "smptest at each --cpus and vmexit ipi/ipi_halt at 2 vCPUs")
+    parser.add_argument("--no-linux", action="store_true",
+                        help="do not boot Linux (with --kvm-unit-tests: only kvm-unit-tests)")
     args = parser.parse_args(argv)
     say = lambda message: sys.stderr.write(message + "\n")
-    try:
-        files, initramfs = prepare(args.dir, say)
-    except PeerUnavailable as error:
-        say("peer: Linux peer not available: %s" % error)
-        return 1
-    os.makedirs(args.log_dir, exist_ok=True)
-    status = 0
-    for cpus in args.cpus or [8]:
+    counts = args.cpus or [8]
+    for cpus in counts:
         if cpus < 1:
             say("peer: --cpus %d: at least 1" % cpus)
             return 2
-        entry = boot(files, initramfs, cpus, os.path.join(args.log_dir, "linux-%dcpu.log" % cpus),
-                     args.timeout)
+    if args.no_linux and not args.kvm_unit_tests:
+        say("peer: --no-linux leaves nothing to boot without --kvm-unit-tests DIR")
+        return 2
+    os.makedirs(args.log_dir, exist_ok=True)
+    problems = []
+
+    def report(entry):
         for problem in entry["problems"]:
-            say("peer: linux-%dcpu: %s" % (cpus, problem))
-            status = 1
-        print(json.dumps(entry))
-    return status
+            say("peer: %s: %s" % (entry["config"], problem))
+            problems.append(problem)
+        print(json.dumps(entry), flush=True)
+
+    if not args.no_linux:
+        try:
+            files, initramfs = prepare(args.dir, say)
+        except PeerUnavailable as error:
+            say("peer: Linux peer not available: %s" % error)
+            problems.append(str(error))
+        else:
+            for cpus in counts:
+                report(boot(files, initramfs, cpus,
+                            os.path.join(args.log_dir, "linux-%dcpu.log" % cpus), args.timeout))
+    if args.kvm_unit_tests:
+        note = kvm_unit_tests.measure(args.kvm_unit_tests, counts, args.dir, args.log_dir, say,
+                                      report, timeout=args.timeout)
+        if note:
+            say("peer: " + note)
+            problems.append(note)
+    return 1 if problems else 0

@@ -237,6 +237,11 @@ def machine_lines(report):
         lines.append("- Linux peer: Debian %s (%s), busybox initramfs, %s MB"
                      % (linux.get("kernel_release"), ", ".join(linux.get("packages", [])),
                         linux.get("memory_mb")))
+    kut = next((header for header in headers if header.get("peer") == "kvm-unit-tests"), None)
+    if kut:
+        lines.append("- kvm-unit-tests peer: commit %s, built from %s, %s MB; timed by the host's "
+                     "arrival times of its serial lines, and its own vmexit figures"
+                     % (kut.get("commit") or "unknown", kut.get("source"), kut.get("memory_mb")))
     return lines
 
 
