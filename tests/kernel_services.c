@@ -6,6 +6,7 @@
 #include <trigos/symbols.h>
 #include <trigos/test.h>
 #include <lib/string.h>
+#include <asm/instructions.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
 
@@ -92,7 +93,7 @@ static void every_option_is_declared_once(void)
 {
 	static const char *const keys[] = {
 		"bench", "console", "cpus", "dump", "exit", "machine", "mcs_wait", "mwait_hint",
-		"repeat", "seed", "smp_ap_delay_us", "smp_start", "smp_withhold", "test",
+		"pause", "repeat", "seed", "smp_ap_delay_us", "smp_start", "smp_withhold", "test",
 		"test_break", "test_drop_kick", "torture", "trigger", "trigger_spin_ns",
 		"tsc_noise", "watchdog",
 	};
@@ -137,6 +138,20 @@ static void bochs_is_believed_only_when_told(void)
 		  "refuted by QEMU's evidence");
 }
 
+/* pause= decides whether spin loops execute PAUSE (asm/instructions.h); on by default. */
+static void pause_option_decides_whether_spin_loops_pause(void)
+{
+	bool pauses = cpu_relax_pauses;
+
+	options_parse("pause=off", "test line");
+	EXPECT_FALSE(cpu_relax_pauses);
+	options_parse("pause=on", "test line");
+	EXPECT_TRUE(cpu_relax_pauses);
+	options_parse("pause=sometimes", "test line");
+	EXPECT_TRUE(cpu_relax_pauses);
+	cpu_relax_pauses = pauses;
+}
+
 static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(symbols_name_the_functions_they_contain),
 	TEST_CASE(symbols_outside_text_are_not_named),
@@ -146,5 +161,6 @@ static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(every_option_is_declared_once),
 	TEST_CASE(qemu_is_identified_only_with_evidence),
 	TEST_CASE(bochs_is_believed_only_when_told),
+	TEST_CASE(pause_option_decides_whether_spin_loops_pause),
 };
 TEST_SUITE(kernel_services, kernel_service_cases, save_options, restore_options);

@@ -13,6 +13,8 @@
  */
 #include <trigos/bench.h>
 #include <trigos/hypervisor.h>
+#include <trigos/ktap.h>
+#include <trigos/options.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 
@@ -69,6 +71,32 @@ void hypervisor_detect(void)
 	info.qemu = info.fw_cfg_present &&
 		    (info.tcg || strncmp(info.signature, "KVMKVMKVM", 9) == 0);
 }
+
+/* --- PAUSE in spin loops (asm/instructions.h, cpu_relax()) ----------------- */
+
+/*
+ * pause=off leaves PAUSE out of spin loops, to measure what it costs under
+ * an emulator.  Under QEMU TCG (measured there, docs/emulators.md) a vCPU
+ * spinning with PAUSE makes a halted vCPU's wake-up about three times
+ * slower, and one without it makes spin-based waits slower and, with more
+ * vCPUs than host CPUs, lets a spinner hold its host CPU for whole
+ * scheduler slices; so PAUSE stays the default everywhere.
+ */
+bool cpu_relax_pauses = true;
+
+static bool parse_pause(const struct cmdline_word *word, const char **error)
+{
+	static const char *const values[] = { "off", "on" };
+	int value = cmdline_value_index(word, values, sizeof(values) / sizeof(values[0]));
+
+	if (value < 0)
+		return false;
+	cpu_relax_pauses = value == 1;
+	if (!cpu_relax_pauses)
+		ktap_note("spin loops: no PAUSE (pause=off: a measurement, not a fix)");
+	return true;
+}
+KERNEL_OPTION(pause, "on or off (PAUSE in spin loops)", parse_pause);
 
 const struct hypervisor_info *hypervisor_info(void)
 {

@@ -221,10 +221,23 @@ static inline void sti_hlt(void)
 	asm volatile("sti\n\thlt" : : : "memory");
 }
 
-/* PAUSE hints a spin-wait loop to the CPU (SDM vol 2, PAUSE); a compiler barrier too. */
+/*
+ * Whether cpu_relax() executes PAUSE: yes unless pause=off (hypervisor.c),
+ * which exists to measure PAUSE under an emulator: in QEMU TCG it is no hint
+ * but a trip out of the vCPU's translated code (QEMU
+ * target/i386/tcg/misc_helper.c, do_pause(): EXCP_INTERRUPT), after which
+ * the vCPU's thread takes QEMU's global lock - the lock a halted vCPU needs
+ * to wake up (docs/emulators.md has the figures).
+ */
+extern bool cpu_relax_pauses;
+
+/* PAUSE hints a spin-wait loop to the CPU (SDM vol 2, PAUSE); a compiler barrier in any case. */
 static inline void cpu_relax(void)
 {
-	asm volatile("pause" : : : "memory");
+	if (__builtin_expect(cpu_relax_pauses, 1))
+		asm volatile("pause" : : : "memory");
+	else
+		asm volatile("" : : : "memory");
 }
 
 /*
