@@ -57,8 +57,9 @@ CPU_MODELS = (
 DEFAULT_CPU_MODEL = "corei7_haswell_4770"
 # Instructions per simulated second, per CPU: the TSC and every timer run at
 # this rate, so it sets how many instructions a time-based wait costs.  The
-# kernel's TSC calibration refuses rates below 100 MHz as implausible
-# (kernel/arch/x86/tsc.c), so 100 MHz is also the cheapest rate.
+# kernel's TSC calibration refuses rates below 50 MHz as implausible
+# (kernel/arch/x86/tsc.c); 100 MHz, the cheapest rate allowed, keeps a margin
+# above that for the calibration's own error.
 DEFAULT_IPS = 100_000_000
 MINIMUM_IPS = 100_000_000
 # A fixed RTC start (2000-01-01 00:00:00): with the default (the host's
@@ -116,7 +117,7 @@ def validate(config):
         raise BochsError(f"--memory {config.memory} MB is too little (at least 16)")
     if config.ips < MINIMUM_IPS:
         raise BochsError(f"--bochs-ips {config.ips} is below {MINIMUM_IPS}: the TSC runs at "
-                         f"the ips rate, and the kernel does not believe a TSC slower than "
+                         f"the ips rate, and the kernel does not believe a TSC much slower than "
                          f"100 MHz (it then assumes 3 GHz and every time-out is wrong)")
 
 
