@@ -131,7 +131,7 @@ KTAP version 1
     ok 1 enable # SKIP no x2APIC under TCG
     ok 2 ipi # SKIP no x2APIC under TCG
     # x2apic: pass:0 fail:0 skip:2 total:2
-ok 1 x2apic # SKIP all cases skipped
+ok 1 x2apic # SKIP all its cases were skipped
 # Totals: pass:0 fail:0 skip:2 total:2
 # RESULT: PASS
 """
