@@ -331,8 +331,17 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
                     mock.patch("sys.stderr", new_callable=io.StringIO):
                 status = bench.main(["--no-peer", "--out", results, *argv, config])
             plots = os.path.join(directory, "bench", "plots")
+            self.configs_run = sorted(run["config"] for run in
+                                      bench_results.load_results(results)["runs"])
             return (status, os.path.exists(os.path.join(directory, "bench", "report.md")),
                     sorted(os.listdir(plots)) if os.path.isdir(plots) else [])
+
+    def test_only_is_repeatable_and_selects_every_match(self):
+        status, _, _ = self.bench("--no-plot", "--only", "wake-*", "--only", "slow-*")
+        self.assertEqual(status, 0)
+        self.assertEqual(self.configs_run, ["slow-4cpus", "wake-2cpus-quick"])
+        self.bench("--no-plot", "--only", "slow-*")
+        self.assertEqual(self.configs_run, ["slow-4cpus"])
 
     @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot-nox is not installed")
     def test_quick_run_draws_the_charts_and_writes_the_report(self):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Run the trigos benchmark matrix beside a Linux peer and collect its figures.
 
-  tools/bench [--quick] [--only GLOB] [--repeat N] [--no-peer] [--out FILE]
+  tools/bench [--quick] [--only GLOB ...] [--repeat N] [--no-peer] [--out FILE]
               [--no-plot] [--compare OLD.json] [--kvm-unit-tests DIR] [CONFIG]
   tools/bench --compare OLD.json --results NEW.json     (compare only, no boot)
 
@@ -335,7 +335,8 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config", nargs="?", default=os.path.join(ROOT, "tests", "bench.cfg"))
     parser.add_argument("--quick", action="store_true", help="only the sections in group 'quick'")
-    parser.add_argument("--only", metavar="GLOB", help="only the sections whose name matches")
+    parser.add_argument("--only", action="append", default=[], metavar="GLOB",
+                        help="only the sections whose name matches GLOB (repeatable)")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="boot every configuration N times (gives --compare a noise level)")
     parser.add_argument("--seeds", type=int, metavar="N",
@@ -383,7 +384,7 @@ def main(argv=None):
 
     try:
         entries = matrix.select(matrix.load_config(args.config),
-                                only=[args.only] if args.only else None,
+                                only=args.only or None,
                                 groups=["quick"] if args.quick else None)
     except matrix.ConfigError as error:
         sys.stderr.write("bench: %s\n" % error)
