@@ -15,7 +15,7 @@ import time
 import unittest
 
 from tools.tests import TOOLS, read_data
-from trigos import bochs, run
+from trigos import bochs, run, run_bochs
 
 RUN = os.path.join(TOOLS, "run")
 MATRIX = os.path.join(TOOLS, "matrix")
@@ -210,7 +210,7 @@ class BochsLogTest(unittest.TestCase):
 
 class JudgeTest(unittest.TestCase):
     def judge(self, ended, data, finished=True, detail="Bochs's words", status=1):
-        return run.judge_bochs(ended, detail, data.encode(), finished, status)
+        return run_bochs.judge_bochs(ended, detail, data.encode(), finished, status)
 
     def test_the_log_gives_the_verdict_after_the_shutdown_port(self):
         port = bochs.ENDED_SHUTDOWN_PORT
@@ -242,8 +242,8 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(self.judge(None, "KTAP version 1\n", finished=False), (4, None, None))
 
     def test_the_bochs_log_lives_beside_the_serial_log(self):
-        self.assertEqual(run.bochs_log_path("build/logs/x.log"), "build/logs/x.bochs.log")
-        self.assertEqual(run.bochs_log_path("out.txt"), "out.txt.bochs.log")
+        self.assertEqual(run_bochs.bochs_log_path("build/logs/x.log"), "build/logs/x.bochs.log")
+        self.assertEqual(run_bochs.bochs_log_path("out.txt"), "out.txt.bochs.log")
 
 
 class RefusedOptionsTest(unittest.TestCase):

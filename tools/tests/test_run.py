@@ -14,7 +14,7 @@ import time
 import unittest
 
 from tools.tests import DATA, TOOLS
-from trigos import cli, ktap, qemu, qmp, run
+from trigos import cli, ktap, qemu, qmp, run, run_common
 
 RUN = os.path.join(TOOLS, "run")
 
@@ -349,7 +349,8 @@ class ExitMappingTest(unittest.TestCase):
         for status in (0, 1, 2, 3, 32, 34, 41, 255, -9, -15):
             with self.subTest(status=status):
                 self.assertEqual(qemu.verdict_for_exit(status), (5, None))
-        self.assertEqual((run.EXIT_TIMEOUT, run.EXIT_NO_VERDICT, run.EXIT_SETUP), (4, 5, 6))
+        self.assertEqual((run_common.EXIT_TIMEOUT, run_common.EXIT_NO_VERDICT,
+                          run_common.EXIT_SETUP), (4, 5, 6))
 
     def test_cross_check_with_the_log(self):
         self.assertEqual(qemu.cross_check(33, "# RESULT: PASS"), (0, None))
@@ -453,7 +454,7 @@ class GdbTest(unittest.TestCase):
             with self.subTest(argv=argv):
                 result = subprocess.run([sys.executable, RUN, *argv, "--dry-run"],
                                         capture_output=True, text=True)
-                self.assertEqual(result.returncode, run.EXIT_SETUP)
+                self.assertEqual(result.returncode, run_common.EXIT_SETUP)
                 self.assertIn("--gdb", result.stderr)
 
     def test_the_gdb_command_printed(self):
@@ -487,7 +488,7 @@ class GdbTimeoutTest(FakeQemuCase):
                                "--log", os.path.join(self.dir, "debugged.log"),
                                mode="debugged")
         stderr = result.stderr.decode()
-        self.assertEqual(result.returncode, run.EXIT_PASS, stderr)
+        self.assertEqual(result.returncode, run_common.EXIT_PASS, stderr)
         self.assertIn("gdb stub on 127.0.0.1:4444", stderr)
         self.assertIn("run:   gdb " + self.elf + " -ex 'target remote 127.0.0.1:4444'", stderr)
         self.assertIn("the 2 s timeout counts only while no debugger is attached", stderr)
@@ -496,7 +497,7 @@ class GdbTimeoutTest(FakeQemuCase):
         result = self.run_tool("--gdb=4444", "--timeout", "2", "--quiet",
                                "--log", os.path.join(self.dir, "undebugged.log"),
                                mode="undebugged")
-        self.assertEqual(result.returncode, run.EXIT_TIMEOUT, result.stderr)
+        self.assertEqual(result.returncode, run_common.EXIT_TIMEOUT, result.stderr)
 
 
 class MissingFilesTest(FakeQemuCase):
@@ -527,8 +528,8 @@ class MachineEndTest(FakeQemuCase):
     """exit=reboot|poweroff|halt: QEMU's account over QMP becomes the exit status."""
 
     def test_shutdown_event_reasons(self):
-        for mode, status, text in (("reset", run.EXIT_RESET, "machine reset"),
-                                   ("poweroff", run.EXIT_POWEROFF, "machine powered off")):
+        for mode, status, text in (("reset", run_common.EXIT_RESET, "machine reset"),
+                                   ("poweroff", run_common.EXIT_POWEROFF, "machine powered off")):
             result = self.run_tool("--quiet", "--log", os.path.join(self.dir, mode + ".log"),
                                    mode=mode)
             self.assertEqual(result.returncode, status, result.stderr)
@@ -537,14 +538,14 @@ class MachineEndTest(FakeQemuCase):
     def test_all_cpus_halted_with_interrupts_off(self):
         result = self.run_tool("--quiet", "--log", os.path.join(self.dir, "halt.log"),
                                "--timeout", "20", mode="halt")
-        self.assertEqual(result.returncode, run.EXIT_HALTED, result.stderr)
+        self.assertEqual(result.returncode, run_common.EXIT_HALTED, result.stderr)
         self.assertIn("run: machine halted: all 2 vCPUs halted with interrupts off",
                       result.stderr.decode())
 
     def test_a_cpu_with_interrupts_on_is_not_halted_for_good(self):
         result = self.run_tool("--quiet", "--log", os.path.join(self.dir, "running.log"),
                                "--timeout", "4", mode="running")
-        self.assertEqual(result.returncode, run.EXIT_TIMEOUT, result.stderr)
+        self.assertEqual(result.returncode, run_common.EXIT_TIMEOUT, result.stderr)
 
     def test_register_dump_parsing(self):
         dump = ("\r\nCPU#0\r\nRIP=0000000000103ae2 RFL=00200002 [-------] CPL=0 HLT=1\r\n"

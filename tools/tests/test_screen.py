@@ -10,7 +10,7 @@ import tempfile
 import threading
 import unittest
 
-from trigos import cli, qemu, run, screencheck
+from trigos import cli, qemu, run, run_common, screencheck
 
 
 
@@ -114,14 +114,17 @@ class RunScreendumpMode(unittest.TestCase):
 
     def test_verdict_from_log(self):
         totals = b"# Totals: pass:%d fail:0 skip:%d total:3\n"
-        self.assertEqual(run.verdict_from_log(totals % (3, 0) + b"# RESULT: PASS\n"),
-                         (run.EXIT_PASS, "PASS"))
-        self.assertEqual(run.verdict_from_log(totals % (0, 3) + b"# RESULT: PASS\n"),
-                         (run.EXIT_SKIP, "SKIP"))
-        self.assertEqual(run.verdict_from_log(b"# RESULT: FAIL\r\n\n"), (run.EXIT_FAIL, "FAIL"))
-        self.assertEqual(run.verdict_from_log(b"# RESULT: CRASH\n"), (run.EXIT_CRASH, "CRASH"))
-        self.assertEqual(run.verdict_from_log(b"# RESULT: PASS\nmore\n")[0], run.EXIT_NO_VERDICT)
-        self.assertEqual(run.verdict_from_log(b"")[0], run.EXIT_NO_VERDICT)
+        self.assertEqual(run_common.verdict_from_log(totals % (3, 0) + b"# RESULT: PASS\n"),
+                         (run_common.EXIT_PASS, "PASS"))
+        self.assertEqual(run_common.verdict_from_log(totals % (0, 3) + b"# RESULT: PASS\n"),
+                         (run_common.EXIT_SKIP, "SKIP"))
+        self.assertEqual(run_common.verdict_from_log(b"# RESULT: FAIL\r\n\n"),
+                         (run_common.EXIT_FAIL, "FAIL"))
+        self.assertEqual(run_common.verdict_from_log(b"# RESULT: CRASH\n"),
+                         (run_common.EXIT_CRASH, "CRASH"))
+        self.assertEqual(run_common.verdict_from_log(b"# RESULT: PASS\nmore\n")[0],
+                         run_common.EXIT_NO_VERDICT)
+        self.assertEqual(run_common.verdict_from_log(b"")[0], run_common.EXIT_NO_VERDICT)
 
 
 class FakeQmp(threading.Thread):

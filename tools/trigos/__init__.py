@@ -15,13 +15,17 @@ Shared by the others:
   cli          the tree's paths, the argument parser, how a tool is started
   qemu, qmp    the QEMU machine (command line, exit status) and its QMP client
   bochs        the Bochs machine (bochsrc, grub.cfg, reading Bochs's log)
+  run_common   what tools/run's two runners share: the exit statuses, the
+               verdict of a log's last line, showing a log and its tail,
+               ending a process group, the signals that stop a run
   bench_results  the BENCH records: parsing, figures, tables, comparisons,
                results files (bench runs, plot draws; both read it)
   peer_timing  what the peers share: a QEMU run with its serial lines stamped
                by the host's arrival time, a peer's figure as a BENCH record
   kvm_unit_tests  the second peer: kvm-unit-tests built out of tree from a
                clone the user names, timed from outside (peer and bench use it)
-The tools: run (boot once), matrix (every configuration of a matrix file),
+The tools: run (boot once: QEMU and the dispatch; run_bochs is its Bochs
+runner, --emulator bochs), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
 symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb.
 Their tests are tools/tests/ (python3 -m unittest tools.tests.test_NAME);

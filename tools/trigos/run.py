@@ -31,19 +31,12 @@ then counts only the time no debugger is attached (QMP "query-chardev" shows
 the stub's chardev connected to a peer), and there is none unless --timeout
 is given: an interactive session is never killed under the user.
 
---emulator bochs boots the same ISO under Bochs 2.7 instead (tools/trigos/bochs.py
-writes its bochsrc and a copy of the ISO whose grub.cfg carries the command
-line, with machine=bochs first).  There the verdict comes from the log alone:
-the kernel, told it runs under Bochs, ends the run through Bochs's shutdown
-port, and Bochs's exit status says nothing.  Bochs's own log (its stderr,
-kept beside the serial log as NAME.bochs.log) is its account of the machine,
-as QMP is QEMU's: the shutdown port (then the log's "# RESULT:" and
-"# Totals:" decide 0-3), a reset (7: Bochs is killed before the BIOS boots
-the kernel again), ACPI soft-off (8), every CPU halted with interrupts off
-(9: each CPU's last HLT with IF=0 was followed by no NMI, INIT or SMI
-delivered to it, for a second), a Bochs panic (5).  A machine that does none
-of these (a CPU spinning or in MWAIT) runs until the timeout (4).  Options
-only QEMU has are refused (6).
+--emulator bochs boots the same ISO under Bochs 2.7 instead: its runner is
+tools/trigos/run_bochs.py (the verdict from the log and Bochs's own log, the
+statuses it gives), the machine tools/trigos/bochs.py.  Options only QEMU has
+are refused here (6), beside the parser that defines them.  What both
+runners share (the exit statuses, the verdict of a log's last line, showing
+a log, ending a process group) is tools/trigos/run_common.py.
 
 qemu.build_command() and bochs.bochsrc() and grub_cfg() (tools/trigos/) are pure (no
 files, no processes) so that tools/tests can check every boot path's
@@ -54,9 +47,6 @@ import argparse
 import json
 import math
 import os
-import pty
-import re
-import select
 import selectors
 import shlex
 import shutil
@@ -68,28 +58,18 @@ import tempfile
 import threading
 import time
 
-from . import bochs             # the Bochs machine (--emulator bochs)
+from . import bochs, run_bochs  # the Bochs machine, and its runner (--emulator bochs)
 from . import cli, ktap, screencheck, verdict
 from .cli import UsageError
 from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
                    build_command, cross_check, describe_qemu_status, verdict_for_exit)
 from .qmp import Qmp
+from .run_common import (EXIT_HALTED, EXIT_NO_VERDICT, EXIT_PASS, EXIT_SETUP, EXIT_TIMEOUT,
+                         HALT_POLL_SECONDS, _on_signal, _Terminated, default_log_path,
+                         kill_group, missing_file_message, print_tail, printable,
+                         verdict_from_log)
 
-# Exit statuses of this tool.
-EXIT_PASS = verdict.RUN_PASS
-EXIT_FAIL = verdict.RUN_FAIL
-EXIT_SKIP = verdict.RUN_SKIP            # every case skipped
-EXIT_CRASH = verdict.RUN_CRASH
-EXIT_TIMEOUT = verdict.RUN_TIMEOUT
-EXIT_NO_VERDICT = verdict.RUN_NO_VERDICT    # no verdict, or verdict and log disagree
-EXIT_SETUP = verdict.RUN_SETUP          # bad arguments or missing files: QEMU was not started
-EXIT_RESET = verdict.RUN_RESET          # the guest reset the machine (QMP reason guest-reset)
-EXIT_POWEROFF = verdict.RUN_POWEROFF    # the guest powered the machine off (guest-shutdown)
-EXIT_HALTED = verdict.RUN_HALTED        # every vCPU halted with interrupts off; QEMU was killed
 
-HALT_POLL_SECONDS = 1.0
-
-TAIL_LINES = 20
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_GDB_PORT = 1234
 GDB_CHARDEV = "gdb"             # QEMU's label for the -gdb chardev
@@ -171,32 +151,6 @@ class DebuggerWatch:
         return self.attached
 
 
-# The word on the RESULT line -> this tool's status (SKIP is told by the totals).
-RESULT_EXITS = {word: verdict.RUN_STATUS_OF[word] for word in verdict.RESULT_WORDS.values()}
-_TOTALS = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) skip:(\d+)")
-
-
-def verdict_from_log(data):
-    """(exit status, word) from a log's last line, for runs without isa-debug-exit.
-
-    "# RESULT: PASS" after totals with nothing passed and something skipped
-    is the all-skipped status, as QEMU's 37 would have said.
-    """
-    last = ktap.last_line(data)[1].rstrip()
-    word = last[len(verdict.RESULT_PREFIX):] if last.startswith(verdict.RESULT_PREFIX) else None
-    if word not in RESULT_EXITS:
-        return EXIT_NO_VERDICT, None
-    if word == verdict.PASS:
-        for line in reversed(data.decode("utf-8", errors="replace").split("\n")):
-            totals = _TOTALS.match(line.rstrip("\r"))
-            if totals:
-                if int(totals.group(1)) == 0 and int(totals.group(3)) > 0:
-                    return EXIT_SKIP, verdict.SKIP
-                break
-    return RESULT_EXITS[word], word
-
-
-
 class ScreenCapture(threading.Thread):
     """Over QMP: wait for the guest's shutdown (or request()), take the screendump, quit QEMU."""
 
@@ -276,46 +230,6 @@ class ScreenCapture(threading.Thread):
             self.error = str(error)
 
 
-# Escape sequences (OVMF clears the screen and sets colours) and other control
-# characters are kept in the log but not sent to the terminal.
-_TERMINAL_NOISE = re.compile(r"\x1b\[[0-9;?=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b.?|"
-                             r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def printable(line):
-    return _TERMINAL_NOISE.sub("", line)
-
-
-class _Terminated(Exception):
-    """SIGTERM or SIGHUP arrived: stop QEMU and leave."""
-
-
-def _on_signal(signum, frame):
-    raise _Terminated(signum)
-
-
-def kill_group(process, grace=2.0):
-    """End QEMU and everything in its process group: SIGTERM, then SIGKILL."""
-    if process.poll() is not None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)     # leftovers of the group
-        except OSError:
-            pass
-        return
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        except OSError:
-            process.send_signal(sig)
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, held=None):
     """Copy QEMU's serial output to @log and (unless @quiet) to @out, line by line.
 
@@ -389,38 +303,6 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
     return finished
 
 
-def tail(path, count=TAIL_LINES):
-    try:
-        with open(path, "rb") as log:
-            data = log.read()
-    except OSError:
-        return []
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [printable(line.rstrip("\r")) for line in lines[-count:]]
-
-
-def print_tail(log_path):
-    lines = tail(log_path)
-    if not lines:
-        print(f"run: the log {log_path} is empty: nothing came out of the serial port",
-              file=sys.stderr)
-        return
-    print(f"run: the last {len(lines)} lines of {log_path}:", file=sys.stderr)
-    for line in lines:
-        print(f"  | {line}", file=sys.stderr)
-
-
-def missing_file_message(path, what, package=None, hint=None):
-    message = f"run: {what} not found: {path}"
-    if package:
-        message += f" (Debian package {package}; `make deps` installs it)"
-    if hint:
-        message += f" ({hint})"
-    return message
-
-
 def check_prerequisites(config):
     """Raise UsageError naming what is missing (and its Debian package)."""
     if shutil.which(config.qemu) is None:
@@ -438,11 +320,6 @@ def check_prerequisites(config):
                                               hint="`make iso` builds it; or pass --iso"))
     if config.accel == "kvm" and not os.access("/dev/kvm", os.R_OK | os.W_OK):
         raise UsageError("run: --accel kvm needs a usable /dev/kvm (use --accel tcg)")
-
-
-def default_log_path():
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return os.path.join("build", "logs", f"run-{stamp}-{os.getpid()}.log")
 
 
 def parse_args(argv=None):
@@ -709,7 +586,7 @@ def run_qemu(config, args, workdir):
     return code
 
 
-# --- Bochs (--emulator bochs; the machine itself is described in tools/trigos/bochs.py) --
+# --- Which emulator: the dispatch (Bochs's runner is tools/trigos/run_bochs.py) -----
 
 # tools/run options that only QEMU has -> (the option as the message shows it, why Bochs
 # has nothing like it).  A value other than the default is refused under Bochs.
@@ -726,7 +603,6 @@ QEMU_ONLY_OPTIONS = {
     "gdb": ("--gdb", "Debian's Bochs 2.7 is built without its gdb stub"),
 }
 BOCHS_ONLY_OPTIONS = {"bochs_cpu": "--bochs-cpu", "bochs_ips": "--bochs-ips"}
-BOCHS_TERMINAL = "vt100"        # what the term display library is told it draws on
 
 
 def refuse_other_emulators_options(args):
@@ -748,257 +624,12 @@ def refuse_other_emulators_options(args):
                 raise UsageError(f"{option} needs --emulator bochs")
 
 
-def bochs_log_path(log_path):
-    """Where Bochs's own log goes: beside the serial log, NAME.bochs.log."""
-    stem = log_path[:-len(".log")] if log_path.endswith(".log") else log_path
-    return stem + ".bochs.log"
-
-
-def check_bochs_prerequisites(iso):
-    """Raise UsageError naming what a Bochs run lacks (and its Debian package)."""
-    for path, (what, package) in bochs.PREREQUISITES.items():
-        present = shutil.which(path) if not os.path.isabs(path) else os.path.exists(path)
-        if not present:
-            raise UsageError(missing_file_message(path, what, package))
-    if not os.path.isfile(iso):
-        raise UsageError(missing_file_message(iso, "ISO image",
-                                              hint="`make iso` builds it; or pass --iso"))
-
-
-def bochs_setup(args, log_path, derive):
-    """(BochsConfig, grub.cfg text) for @args; with @derive the ISO copy is made."""
-    try:
-        cfg_text = bochs.grub_cfg(bochs.read_iso_file(args.iso, "/boot/grub/grub.cfg"),
-                                  args.cmdline)
-        iso = (bochs.derive_iso if derive else bochs.derived_iso_path)(args.iso, cfg_text)
-        config = bochs.BochsConfig(iso=iso, serial_log=os.path.abspath(log_path),
-                                   cpus=args.cpus, memory=args.memory, model=args.bochs_cpu,
-                                   ips=args.bochs_ips)
-        bochs.bochsrc(config)           # refuses what it cannot write
-    except (bochs.BochsError, OSError) as error:
-        raise UsageError(f"run: {error}")
-    return config, cfg_text
-
-
-def judge_bochs(ended, detail, data, finished, bochs_status):
-    """(exit status, word or None, message or None) of a Bochs run (pure).
-
-    @ended and @detail: how Bochs's own log says the machine ended
-    (tools/trigos/bochs.py, BochsLog); @data: the serial log; @finished: Bochs or the
-    machine ended before the timeout.
-    """
-    last = ktap.last_line(data)[1].rstrip()
-    if not finished:
-        if last.startswith(verdict.RESULT_PREFIX):
-            return EXIT_TIMEOUT, None, (
-                f"the log ends with its verdict ('{last}') but nothing ended Bochs: a kernel "
-                f"not told machine=bochs, with a CPU still running or in MWAIT, keeps a Bochs "
-                f"machine on until the timeout")
-        return EXIT_TIMEOUT, None, None
-    if ended == bochs.ENDED_RESET:
-        return EXIT_RESET, verdict.RUN_STATUS_WORDS[EXIT_RESET], f"machine reset (Bochs: {detail}); Bochs was killed"
-    if ended == bochs.ENDED_POWEROFF:
-        return EXIT_POWEROFF, verdict.RUN_STATUS_WORDS[EXIT_POWEROFF], f"machine powered off (Bochs: {detail})"
-    if ended == bochs.ENDED_HALT:
-        return EXIT_HALTED, verdict.RUN_STATUS_WORDS[EXIT_HALTED], f"machine halted ({detail}, in Bochs's log); Bochs was killed"
-    if ended == bochs.ENDED_PANIC:
-        return EXIT_NO_VERDICT, None, f"Bochs panicked: {detail}"
-    if ended == bochs.ENDED_SHUTDOWN_PORT:
-        code, word = verdict_from_log(data)
-        if code == EXIT_NO_VERDICT:
-            return code, None, ("the kernel ended Bochs through its shutdown port, but the "
-                                "log's last line is not a '# RESULT:' line")
-        return code, word, None
-    return EXIT_NO_VERDICT, None, (f"Bochs exited with status {bochs_status} without a shutdown "
-                                   f"request, reset or power-off in its log")
-
-
-class _LineEcho:
-    """Shows a byte stream on @out line by line, without escape sequences."""
-
-    def __init__(self, out, quiet):
-        self.out = out
-        self.quiet = quiet
-        self.pending = b""
-
-    def feed(self, chunk):
-        if self.quiet or not chunk:
-            return
-        self.pending += chunk
-        *lines, self.pending = self.pending.split(b"\n")
-        for line in lines:
-            self.out.write(printable(line.decode("utf-8", errors="replace").rstrip("\r")) + "\n")
-        self.out.flush()
-
-    def close(self):
-        if self.pending and not self.quiet:
-            self.out.write(printable(self.pending.decode("utf-8", errors="replace")) + "\n")
-            self.out.flush()
-        self.pending = b""
-
-
-def stream_bochs(process, serial, terminal, bochs_log, watcher, quiet, timeout, out=sys.stdout):
-    """Show the serial log as Bochs writes it, and follow Bochs's own log.
-
-    @serial: the serial log, open for reading (Bochs appends to it);
-    @terminal: the pseudo-terminal of Bochs's term display (drained, not
-    kept); Bochs's stderr goes to @bochs_log and, line by line, to @watcher
-    (a tools/trigos/bochs.py BochsLog).  Returns True when Bochs exited or its log says
-    the machine ended (shut down, reset, powered off, panicked, every CPU
-    halted with interrupts off for HALT_POLL_SECONDS), False after @timeout
-    seconds.
-    """
-    deadline = time.monotonic() + timeout
-    echo = _LineEcho(out, quiet)
-    stderr = process.stderr.fileno()
-    readers = [stderr, terminal]
-    log_pending = b""
-    finished = False
-    halted_since = None
-
-    def read_bochs_log(chunk):
-        nonlocal log_pending
-        bochs_log.write(chunk)
-        log_pending += chunk
-        *lines, log_pending = log_pending.split(b"\n")
-        for line in lines:
-            watcher.feed(line.decode("utf-8", errors="replace"))
-
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select(readers, [], [],
-                                        max(0.0, min(0.1, deadline - time.monotonic())))
-            for reader in ready:
-                try:
-                    chunk = os.read(reader, 65536)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    readers.remove(reader)
-                elif reader == stderr:
-                    read_bochs_log(chunk)
-            echo.feed(serial.read())
-            if not watcher.all_halted():
-                halted_since = None
-            elif halted_since is None:
-                halted_since = time.monotonic()
-            elif time.monotonic() - halted_since >= HALT_POLL_SECONDS:
-                watcher.halted()
-            if watcher.ended or process.poll() is not None:
-                finished = True
-                break
-        if finished and watcher.ended not in (bochs.ENDED_RESET, bochs.ENDED_HALT):
-            # Bochs is leaving: what it still writes belongs to this run.
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-            while stderr in readers and select.select([stderr], [], [], 0.5)[0]:
-                chunk = os.read(stderr, 65536)
-                if not chunk:
-                    break
-                read_bochs_log(chunk)
-            echo.feed(serial.read())
-    finally:
-        echo.close()
-    return finished
-
-
-def run_bochs(config, args, log_path, workdir):
-    """Start Bochs, stream it, and return this tool's exit status."""
-    bochsrc_file = os.path.join(workdir, "bochsrc")
-    rc_file = os.path.join(workdir, "debugger-commands")
-    with open(bochsrc_file, "w", encoding="utf-8") as rc:
-        rc.write(bochs.bochsrc(config))
-    with open(rc_file, "w", encoding="utf-8") as commands:
-        commands.write(bochs.DEBUGGER_COMMANDS)
-    own_log_path = bochs_log_path(log_path)
-    command = bochs.command(bochsrc_file, rc_file)
-    print(f"run: {shlex.join(command)}", file=sys.stderr)
-    print(f"run: Bochs {config.model}, {config.cpus} CPUs, ips {config.ips}; ISO {config.iso} "
-          f"(command line: {' '.join(bochs.kernel_words(args.cmdline))}); Bochs's log: "
-          f"{own_log_path}", file=sys.stderr, flush=True)
-    watcher = bochs.BochsLog(config.cpus)
-    started = time.monotonic()
-    try:
-        # Bochs opens the serial log at the first byte: an old log must never pass for this
-        # run's, and the reader needs a file to follow from the start.
-        open(log_path, "wb").close()
-        serial = open(log_path, "rb")
-        own_log = open(own_log_path, "wb")
-    except OSError as error:
-        raise UsageError(f"run: cannot write the log {log_path}: {error.strerror or error}")
-    terminal, terminal_peer = pty.openpty()
-    with serial, own_log:
-        try:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=terminal_peer,
-                                       stderr=subprocess.PIPE, start_new_session=True,
-                                       env=dict(os.environ, TERM=BOCHS_TERMINAL))
-        except OSError as error:
-            os.close(terminal)
-            os.close(terminal_peer)
-            raise UsageError(f"run: cannot start {command[0]}: {error.strerror or error}")
-        os.close(terminal_peer)
-        try:
-            finished = stream_bochs(process, serial, terminal, own_log, watcher, args.quiet,
-                                    args.timeout)
-        finally:
-            # Nothing of Bochs's is lost by SIGKILL (both logs are written as they come),
-            # and after a reset every moment counts: the BIOS would boot the kernel again.
-            kill_group(process, grace=0.0)
-            process.stderr.close()
-            os.close(terminal)
-    elapsed = time.monotonic() - started
-    with open(log_path, "rb") as log:
-        data = log.read()
-    code, word, message = judge_bochs(watcher.ended, watcher.detail, data, finished,
-                                      process.returncode)
-    if code == EXIT_TIMEOUT:
-        print(f"run: timeout: no end after {args.timeout:g} s; Bochs (pid {process.pid}) and "
-              f"its process group were killed", file=sys.stderr)
-    if message:
-        print(f"run: {message}", file=sys.stderr)
-    if code in (EXIT_TIMEOUT, EXIT_NO_VERDICT):
-        if watcher.errors:
-            print(f"run: the last errors in Bochs's log {own_log_path}:\n" +
-                  "\n".join(f"  | {line}" for line in watcher.errors), file=sys.stderr)
-        print_tail(log_path)
-    shown = {EXIT_TIMEOUT: verdict.RUN_STATUS_WORDS[EXIT_TIMEOUT],
-             EXIT_NO_VERDICT: "NO VERDICT"}.get(code, word)
-    print(f"run: {shown} (Bochs: {watcher.ended or 'no end in its log'}) in {elapsed:.2f} s; "
-          f"log: {log_path}", file=sys.stderr)
-    return code
-
-
-def bochs_main(args):
-    """--emulator bochs: the bochsrc and ISO copy, then the run (or only print them)."""
-    log_path = args.log or default_log_path()
-    if args.dry_run:
-        config, cfg_text = bochs_setup(args, log_path, derive=False)
-        print("# bochsrc")
-        print(bochs.bochsrc(config), end="")
-        print(f"# grub.cfg of {config.iso} (derived from {args.iso})")
-        print(cfg_text, end="")
-        print("# command")
-        print(shlex.join(bochs.command("BOCHSRC", "DEBUGGER-COMMANDS")))
-        return EXIT_PASS
-    check_bochs_prerequisites(args.iso)
-    log_directory = os.path.dirname(log_path)
-    if log_directory:
-        os.makedirs(log_directory, exist_ok=True)
-    config, _ = bochs_setup(args, log_path, derive=True)
-    with tempfile.TemporaryDirectory(prefix="trigos-run-") as workdir:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _on_signal)
-        return run_bochs(config, args, log_path, workdir)
-
-
 def main(argv=None):
     args = parse_args(argv)
     try:
         refuse_other_emulators_options(args)
         if args.emulator == "bochs":
-            return bochs_main(args)
+            return run_bochs.bochs_main(args)
         placeholder = os.path.join("<temporary directory>", os.path.basename(OVMF_VARS))
         config = config_from_args(args, placeholder if args.firmware == "uefi" else None)
         if args.screendump:
