@@ -80,7 +80,7 @@ def _on_signal(signum, frame):
 
 
 def kill_group(process, grace=2.0):
-    """End QEMU and everything in its process group: SIGTERM, then SIGKILL."""
+    """End the emulator and everything in its process group: SIGTERM, then SIGKILL."""
     if process.poll() is not None:
         try:
             os.killpg(process.pid, signal.SIGKILL)     # leftovers of the group
