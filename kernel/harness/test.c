@@ -21,6 +21,7 @@
 #include <trigos/watchdog.h>
 #include <lib/format.h>
 #include <lib/case_selection.h>
+#include <lib/glob.h>
 #include <lib/random.h>
 #include <lib/string.h>
 #include <trigos/options.h>
@@ -83,22 +84,20 @@ static unsigned int report_unmatched_patterns(const char *patterns, bool benchma
 {
 	const char *key = benchmarks ? "bench" : "test";
 	unsigned int unmatched = 0;
-	const char *start = patterns;
+	const char *cursor = patterns, *start;
+	size_t length;
 
-	while (start && *start) {
-		const char *end = strchr(start, ',');
-		size_t length = end ? (size_t)(end - start) : strlen(start);
+	while ((start = glob_list_next(&cursor, &length))) {
 		char pattern[OPTION_GLOB_SIZE];
 
-		if (length > 0 && length < sizeof(pattern)) {
-			memcpy(pattern, start, length);
-			pattern[length] = '\0';
-			if (!selects_any_case(benchmarks ? "" : pattern, benchmarks ? pattern : "")) {
-				kprintf("# %s=%s: no suite or case matches this pattern\n", key, pattern);
-				unmatched++;
-			}
+		if (length == 0 || length >= sizeof(pattern))
+			continue;
+		memcpy(pattern, start, length);
+		pattern[length] = '\0';
+		if (!selects_any_case(benchmarks ? "" : pattern, benchmarks ? pattern : "")) {
+			kprintf("# %s=%s: no suite or case matches this pattern\n", key, pattern);
+			unmatched++;
 		}
-		start = end ? end + 1 : NULL;
 	}
 	return unmatched;
 }

@@ -26,12 +26,11 @@ static const char *explicit_only_prefix(const char *suite_name)
 /* Does some pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
 static bool patterns_name_prefix(const char *patterns, const char *prefix)
 {
-	size_t length = strlen(prefix);
+	size_t prefix_length = strlen(prefix), length;
+	const char *cursor = patterns, *pattern;
 
-	for (const char *pattern = patterns; pattern; pattern = strchr(pattern, ',')) {
-		if (*pattern == ',')
-			pattern++;
-		if (strncmp(pattern, prefix, length) == 0)
+	while ((pattern = glob_list_next(&cursor, &length))) {
+		if (length >= prefix_length && strncmp(pattern, prefix, prefix_length) == 0)
 			return true;
 	}
 	return false;

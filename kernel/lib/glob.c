@@ -43,19 +43,27 @@ bool glob_match(const char *pattern, const char *text)
 	return match_one(pattern, length, text);
 }
 
+const char *glob_list_next(const char **cursor, size_t *length)
+{
+	const char *start = *cursor, *end;
+
+	if (!start || *start == '\0')
+		return NULL;
+	for (end = start; *end != '\0' && *end != ','; end++)
+		;
+	*length = (size_t)(end - start);
+	*cursor = *end == ',' ? end + 1 : end;
+	return start;
+}
+
 bool glob_match_list(const char *patterns, const char *text)
 {
-	const char *start = patterns;
+	const char *cursor = patterns, *pattern;
+	size_t length;
 
-	for (;;) {
-		const char *end = start;
-
-		while (*end != '\0' && *end != ',')
-			end++;
-		if (end > start && match_one(start, (size_t)(end - start), text))
+	while ((pattern = glob_list_next(&cursor, &length))) {
+		if (length > 0 && match_one(pattern, length, text))
 			return true;
-		if (*end == '\0')
-			return false;
-		start = end + 1;
 	}
+	return false;
 }

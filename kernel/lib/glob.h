@@ -3,6 +3,7 @@
 #define TRIGOS_LIB_GLOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /**
  * glob_match - match @text against a shell-style @pattern
@@ -18,5 +19,16 @@ bool glob_match(const char *pattern, const char *text);
  * @text: the string to test
  */
 bool glob_match_list(const char *patterns, const char *text);
+
+/**
+ * glob_list_next - the next pattern of a comma-separated list
+ * @cursor: where the list goes on (start with the list itself); moved past
+ *          the pattern returned and its comma
+ * @length: set to the pattern's length: 0 for an empty one ("a,,b")
+ *
+ * Return: the pattern's first character (it ends at @length, not at a NUL),
+ * or NULL once the list is used up (at once for NULL or "").
+ */
+const char *glob_list_next(const char **cursor, size_t *length);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <trigos/test.h>
 #include <lib/glob.h>
+#include <lib/string.h>
 
 struct glob_example {
 	const char *pattern;
@@ -187,6 +188,32 @@ static void empty_lists_and_entries_match_nothing(void)
 	CHECK_EXAMPLES(glob_match_list, examples);
 }
 
+/* glob_list_next: every pattern in order, empty ones included, and NULL at the end. */
+static void list_walk_gives_each_pattern_once(void)
+{
+	const char *cursor = "lib_*,,paging.x,", *pattern;
+	size_t length = 99;
+
+	pattern = glob_list_next(&cursor, &length);
+	ASSERT_NOT_NULL(pattern);
+	EXPECT_EQ(length, 5u);
+	EXPECT_EQ(memcmp(pattern, "lib_*", 5), 0);
+	pattern = glob_list_next(&cursor, &length);
+	ASSERT_NOT_NULL(pattern);
+	EXPECT_EQ(length, 0u);
+	pattern = glob_list_next(&cursor, &length);
+	ASSERT_NOT_NULL(pattern);
+	EXPECT_EQ(length, 8u);
+	EXPECT_EQ(memcmp(pattern, "paging.x", 8), 0);
+	EXPECT_NULL(glob_list_next(&cursor, &length));
+	EXPECT_NULL(glob_list_next(&cursor, &length));
+
+	cursor = "";
+	EXPECT_NULL(glob_list_next(&cursor, &length));
+	cursor = NULL;
+	EXPECT_NULL(glob_list_next(&cursor, &length));
+}
+
 static const struct test_case lib_glob_cases[] = {
 	TEST_CASE(literal_patterns_match_exactly),
 	TEST_CASE(empty_pattern_matches_only_empty_text),
@@ -197,5 +224,6 @@ static const struct test_case lib_glob_cases[] = {
 	TEST_CASE(list_matches_any_of_its_patterns),
 	TEST_CASE(list_entries_end_at_commas),
 	TEST_CASE(empty_lists_and_entries_match_nothing),
+	TEST_CASE(list_walk_gives_each_pattern_once),
 };
 TEST_SUITE(lib_glob, lib_glob_cases, NULL, NULL);
