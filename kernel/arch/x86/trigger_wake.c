@@ -113,17 +113,30 @@ unsigned long trigger_own_cpu_published(unsigned int cpu)
  * KVM_FEATURE_PV_UNHALT): the hypervisor wakes the halted vCPU directly,
  * cheaper than an IPI that it would have to emulate.  Never under TCG.
  */
+static bool pv_kick_uses_vmmcall;	/* AMD's VMMCALL, else Intel's VMCALL */
+
 bool trigger_pv_kick_available(void)
 {
 	static int available = -1;
 	const struct hypervisor_info *info = hypervisor_info();
+	int known = __atomic_load_n(&available, __ATOMIC_ACQUIRE);
 
-	if (available < 0)
-		available = info->cpuid_hypervisor_bit &&
-			    strncmp(info->signature, "KVMKVMKVM", 9) == 0 &&
-			    cpuid(0x40000000).eax >= KVM_CPUID_FEATURES &&
-			    (cpuid(KVM_CPUID_FEATURES).eax & KVM_FEATURE_PV_UNHALT);
-	return available;
+	/*
+	 * Decided once: under KVM every CPUID is a VM exit, too dear to spend
+	 * on each kick.  APs kick during bring-up, so several CPUs may decide
+	 * at once: they all reach the same answer, and the instruction to use
+	 * is published before the answer.
+	 */
+	if (known < 0) {
+		__atomic_store_n(&pv_kick_uses_vmmcall, cpuid(0).ebx == 0x68747541, /* "Auth"enticAMD */
+				 __ATOMIC_RELAXED);
+		known = info->cpuid_hypervisor_bit &&
+			strncmp(info->signature, "KVMKVMKVM", 9) == 0 &&
+			cpuid(0x40000000).eax >= KVM_CPUID_FEATURES &&
+			(cpuid(KVM_CPUID_FEATURES).eax & KVM_FEATURE_PV_UNHALT);
+		__atomic_store_n(&available, known, __ATOMIC_RELEASE);
+	}
+	return known;
 }
 
 void arch_trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
@@ -133,9 +146,8 @@ void arch_trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 		return;		/* we are running, so not halted (an NMI here: trigger_halt.S) */
 	}
 	if (trigger_pv_kick_available()) {
-		bool amd = cpuid(0).ebx == 0x68747541;	/* "Auth"enticAMD */
-
-		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id, amd);
+		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id,
+			       __atomic_load_n(&pv_kick_uses_vmmcall, __ATOMIC_RELAXED));
 		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
 		return;
 	}
