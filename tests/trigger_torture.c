@@ -97,18 +97,6 @@ static void torture_waiter(void *argument)
 	__atomic_store_n(&round_state.waiter_done, true, __ATOMIC_RELEASE);
 }
 
-static bool wait_for_waiter(uint64_t timeout_ns)
-{
-	uint64_t start = now_ns();
-
-	while (!__atomic_load_n(&round_state.waiter_done, __ATOMIC_ACQUIRE)) {
-		if (now_ns() - start > timeout_ns)
-			return false;
-		cpu_relax();
-	}
-	return true;
-}
-
 /*
  * Called by the hlt backend inside its window (after the waiter's last look,
  * before it publishes itself): the round's one kick lands exactly there, the
@@ -164,11 +152,11 @@ static void torture_kicker(void *argument)
 		__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
 		trigger_kick(&round_state.trigger);	/* exactly one kick */
 	}
-	if (wait_for_waiter(LOST_DEADLINE_NS)) {
+	if (trigger_test_wait_until(&round_state.waiter_done, LOST_DEADLINE_NS)) {
 		round_state.not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
 	}
-	if (wait_for_waiter(PATIENCE_NS)) {
+	if (trigger_test_wait_until(&round_state.waiter_done, PATIENCE_NS)) {
 		round_state.late++;
 		round_state.late_not_by_kick += !woken_by_the_kick(&round_state.record);
 		return;
