@@ -182,7 +182,11 @@ static bool ended_by_the_kick(const char *what, const struct trigger_sequence_re
 		       (trigger_wake_saw_kick(record->last_return) ||
 			(kick_came && record->last_return == TRIGGER_WAKE_SPURIOUS));
 
-	if (!by_kick)
+	if (record->waits == 0)
+		test_diag("%s, %s: never waited: its condition was already true at its first look "
+			  "(the kick came before its first wait)", trigger_backend_name(record->backend),
+			  what);
+	else if (!by_kick)
 		test_diag("%s, %s: not ended by the kick: waits %u sleeps %u, last return %s, "
 			  "deadlines %u, the kick %s", trigger_backend_name(record->backend), what,
 			  record->waits, record->sleeps, trigger_wake_name(record->last_return),
@@ -226,6 +230,8 @@ static void wait_for_the_timer_handler(void *own_timer)
 	if (own_timer)
 		timer_oneshot(MILLISECOND);	/* taken inside the wait: the reset disabled interrupts */
 	__atomic_store_n(&timer_kick.about_to_wait, true, __ATOMIC_RELEASE);
+	if (!own_timer)
+		trigger_test_late_waiter();
 	while (!__atomic_load_n(&timer_kick.condition, __ATOMIC_ACQUIRE) &&
 	       trigger_wait_timeout(&handler_trigger, deadline))
 		;
@@ -328,6 +334,7 @@ static void kick_from_an_nmi_handler_wakes_the_wait(void)
 				local_irq_enable();
 			trigger_reset(&handler_trigger);
 			__atomic_store_n(&nmi_kick.about_to_wait, true, __ATOMIC_RELEASE);
+			trigger_test_late_waiter();
 			while (!__atomic_load_n(&nmi_kick.condition, __ATOMIC_ACQUIRE))
 				trigger_wait(&handler_trigger);
 			trigger_finish(&handler_trigger);
@@ -371,6 +378,7 @@ static void wait_for_shared_flag(void *expected)
 
 	trigger_reset(&shared_trigger);
 	__atomic_store_n(&shared_waiters[me].about_to_wait, true, __ATOMIC_RELEASE);
+	trigger_test_late_waiter();
 	while (__atomic_load_n(&shared_flag, __ATOMIC_ACQUIRE) != target)
 		trigger_wait(&shared_trigger);
 	trigger_finish(&shared_trigger);

@@ -95,6 +95,7 @@ static void a_return_at_the_deadline_is_counted_as_such(void)
 static DEFINE_TRIGGER(remote_trigger);
 static volatile unsigned long remote_flag;
 static struct trigger_sequence_record remote_record;
+static volatile bool remote_about_to_wait;
 
 struct remote_wait {
 	unsigned long target;
@@ -109,6 +110,8 @@ static void wait_for_remote_flag(void *argument)
 	if (wait->interrupts_on)
 		local_irq_enable();
 	trigger_reset(&remote_trigger);
+	__atomic_store_n(&remote_about_to_wait, true, __ATOMIC_RELEASE);
+	trigger_test_late_waiter();
 	while (__atomic_load_n(&remote_flag, __ATOMIC_ACQUIRE) != wait->target)
 		trigger_wait(&remote_trigger);
 	trigger_finish(&remote_trigger);
@@ -117,17 +120,19 @@ static void wait_for_remote_flag(void *argument)
 }
 
 /*
- * Start a waiter on @cpu, give it time to go to sleep, kick, and return what
- * its sequence recorded.  Whether it was asleep by the time of the kick is
- * up to the host's scheduling; what it recorded is exact either way.
+ * Start a waiter on @cpu, let it get into its wait (trigger_test_let_it_wait:
+ * entered, then published or 2 ms), kick, and return what its sequence
+ * recorded.  Whether it was asleep by the time of the kick is up to the
+ * host's scheduling; what it recorded is exact either way.
  */
 static bool kick_a_remote_waiter(int cpu, bool interrupts_on, struct trigger_sequence_record *record)
 {
 	struct remote_wait wait = { .target = remote_flag + 1, .interrupts_on = interrupts_on };
 
+	remote_about_to_wait = false;
 	if (!smp_run_on_async((unsigned int)cpu, wait_for_remote_flag, &wait))
 		return false;
-	udelay(2000);
+	trigger_test_let_it_wait(&remote_trigger, (unsigned int)cpu, &remote_about_to_wait);
 	__atomic_store_n(&remote_flag, wait.target, __ATOMIC_RELEASE);
 	trigger_kick(&remote_trigger);
 	if (!smp_wait_for((unsigned int)cpu, REMOTE_TIMEOUT_NS))
@@ -146,6 +151,7 @@ static void a_spinning_waiter_is_ended_by_the_kick_itself(void)
 	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
 	ASSERT_TRUE(kick_a_remote_waiter(cpu, true, &record));
 	EXPECT_EQ(record.backend, TRIGGER_BACKEND_SPIN);
+	EXPECT_GT(record.waits, 0u);	/* else last_return means nothing */
 	EXPECT_TRUE(trigger_wake_saw_kick(record.last_return));
 	EXPECT_EQ(record.returns[TRIGGER_WAKE_IPI] + record.returns[TRIGGER_WAKE_NMI], 0u);
 	EXPECT_EQ(record.sleeps, 0u);
@@ -168,6 +174,7 @@ static void check_halted_waiter(bool interrupts_on, enum trigger_wake expected)
 	test_diag("waits %u sleeps %u, last return %s", record.waits, record.sleeps,
 		  trigger_wake_name(record.last_return));
 	EXPECT_EQ(record.backend, TRIGGER_BACKEND_HLT);
+	EXPECT_GT(record.waits, 0u);	/* else last_return means nothing */
 	EXPECT_TRUE(trigger_wake_saw_kick(record.last_return));
 	if (record.sleeps == 0)
 		return;		/* never got to sleep before the kick: a look saw it */

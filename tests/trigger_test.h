@@ -128,10 +128,14 @@ static inline bool trigger_test_published(const trigger_t *trigger, unsigned int
 
 /*
  * Let @cpu, which said it is about to wait on @trigger (*@about_to_wait),
- * get into its wait before a kick: until it publishes itself as a halting
- * waiter (hlt; adaptive after its spin budget), or for 2 ms with a backend
- * that publishes nothing.  Bounded; whether it was asleep at the kick is up
- * to host scheduling, and the sequence record says what the wait did.
+ * get into its wait before a kick.  First until it has entered a wait on
+ * @trigger: a waiter still between its flag and its first wait (its vCPU
+ * descheduled by a loaded host, for milliseconds) would find the
+ * condition set and never wait, and the case would judge a wait that did
+ * not happen.  Then until it publishes itself as a halting waiter (hlt;
+ * adaptive after its spin budget), or for 2 ms with a backend that
+ * publishes nothing, so that it is likely asleep.  Each step bounded; the
+ * sequence record says what the wait did.
  */
 static inline void trigger_test_let_it_wait(const trigger_t *trigger, unsigned int cpu,
 					    volatile bool *about_to_wait)
@@ -141,12 +145,27 @@ static inline void trigger_test_let_it_wait(const trigger_t *trigger, unsigned i
 
 	trigger_test_wait_until(about_to_wait, TRIGGER_TEST_REMOTE_TIMEOUT_NS);
 	start = now_ns();
+	while (!trigger_cpu_entered_wait(cpu, trigger) &&
+	       now_ns() - start < TRIGGER_TEST_REMOTE_TIMEOUT_NS)
+		cpu_relax();
 	if (backend != TRIGGER_BACKEND_HLT && backend != TRIGGER_BACKEND_ADAPTIVE) {
 		udelay(2000);
 		return;
 	}
+	start = now_ns();
 	while (!trigger_test_published(trigger, cpu) && now_ns() - start < 100 * TRIGGER_TEST_MS)
 		cpu_relax();
+}
+
+/*
+ * For a waiter another CPU will kick, between saying it is about to wait
+ * and its first wait: test_late_waiter_us= pauses it there, as a loaded
+ * host descheduling its vCPU would (trigger_test_let_it_wait() must cope).
+ */
+static inline void trigger_test_late_waiter(void)
+{
+	if (kernel_options.test_late_waiter_us)
+		udelay(kernel_options.test_late_waiter_us);
 }
 
 /* test_break=kick or kick_fence, if given, for the kicks between on and off. */

@@ -35,6 +35,13 @@ struct trigger_cpu {
 	struct trigger_wait_state stack[WAIT_DEPTH_MAX];
 	unsigned int depth;
 	struct trigger_sequence_record last;	/* the last sequence finished */
+	/*
+	 * The trigger of the last wait this CPU entered since its last reset,
+	 * NULL before the first: what another CPU watches to know a waiter is
+	 * in its wait, not merely about to test its condition
+	 * (trigger_cpu_entered_wait()).
+	 */
+	const trigger_t *entered;
 };
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
@@ -119,6 +126,7 @@ void trigger_core_reset(trigger_t *trigger, void *site)
 	};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cpu->depth++;
+	__atomic_store_n(&cpu->entered, NULL, __ATOMIC_RELAXED);
 }
 
 /* A wait with no sequence still waits, the seed's way, after the report. */
@@ -211,6 +219,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		relax_once();
 		return true;
 	}
+	__atomic_store_n(&trigger_cpus[cpu_id()].entered, trigger, __ATOMIC_RELEASE);
 	if (trigger_moved(trigger, state)) {
 		/* Sticky: kicked since the reset (or the last return). */
 		state->seen = trigger_generation(trigger);
@@ -346,6 +355,11 @@ static void account_sequence(struct trigger_wait_state *state)
 void trigger_last_sequence(unsigned int cpu, struct trigger_sequence_record *record)
 {
 	*record = trigger_cpus[cpu].last;
+}
+
+bool trigger_cpu_entered_wait(unsigned int cpu, const trigger_t *trigger)
+{
+	return __atomic_load_n(&trigger_cpus[cpu].entered, __ATOMIC_ACQUIRE) == trigger;
 }
 
 void trigger_core_finish(trigger_t *trigger, void *site)

@@ -72,6 +72,22 @@ KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_
 			  "must then fail)", parse_test_break);
 
 /*
+ * test_late_waiter_us=N: not a break but the load a shared CI host puts on
+ * the trigger suite - each waiter that another CPU must kick pauses N us
+ * after saying it is about to wait, before its first wait, as a vCPU the
+ * host deschedules there does.  The cases must still pass: the kicker waits
+ * until the waiter has entered its wait (trigger_cpu_entered_wait()); a
+ * fixed delay instead would kick a waiter still on its way, which finds
+ * its condition set and never waits (matrix section trigger-late-waiters).
+ */
+static bool parse_test_late_waiter_us(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 1000000, &kernel_options.test_late_waiter_us);
+}
+KERNEL_OPTION(test_late_waiter_us, "microseconds, 0..1000000 (0: none)",
+	      parse_test_late_waiter_us);
+
+/*
  * test_drop_kick=call|stop_machine|mcs|bringup: one converted user's kicks
  * are dropped (its setter lives beside its kick), so that the suite that
  * checks that user's waits is seen to fail.

@@ -308,6 +308,21 @@ class NothingSelectedTest(unittest.TestCase):
         self.assertEqual(outcome.verdict, "FAIL")
         self.assertIn("no test case ran: a run that selects nothing fails", outcome.reasons)
 
+    def test_a_failed_case_is_reported_with_its_own_diagnostics(self):
+        # The log's tail is about another case: the failed one's why must still show.
+        log = ("KTAP version 1\n1..2\n"
+               "# one: 3 waiters, 2 ended by the one kick\n"
+               "# one: expected by_kick == waiters\nnot ok 1 one\n" +
+               "".join(f"# two: line {i}\n" for i in range(12)) +
+               "ok 2 two\n# Totals: pass:1 fail:1 skip:0 total:2\n# RESULT: FAIL\n")
+        outcome = self.judge(log, 1)
+        self.assertFalse(outcome.ok)
+        start = outcome.details.index("why one failed (its last 2 diagnostics):")
+        self.assertEqual(outcome.details[start + 1:start + 3],
+                         ["case | # one: 3 waiters, 2 ended by the one kick",
+                          "case | # one: expected by_kick == waiters"])
+        self.assertNotIn("log | # one: 3 waiters, 2 ended by the one kick", outcome.details)
+
 
 # A stand-in for gdb: prints $FAKE_GDB_TRANSCRIPT, sleeps $FAKE_GDB_SLEEP
 # seconds, exits with $FAKE_GDB_STATUS; its arguments are written to $FAKE_GDB_ARGS.

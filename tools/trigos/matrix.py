@@ -93,6 +93,7 @@ DEFAULT_KERNEL = os.path.join("build", "trigos.elf")     # tools/run's default
 GDB_CONNECT_SECONDS = 120
 GDB_GRACE_SECONDS = 10
 LOG_TAIL = 10
+FAILED_CASE_DIAGNOSTICS = 8
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -499,8 +500,21 @@ def describe_status(status, outer_timeout=False, seconds=0.0):
 
 def _add_failure_details(outcome, status, run_lines, outer_timeout):
     outcome.details = [f"tools/run: {line}" for line in run_lines[-25:]]
+    outcome.details += _failed_case_diagnostics(outcome.check)
     if status not in (4, 5) or outer_timeout:
         outcome.details += [f"log | {line}" for line in _log_tail(outcome.log)]
+
+
+def _failed_case_diagnostics(check, cases=3, lines=FAILED_CASE_DIAGNOSTICS):
+    """The diagnostics of the first failed cases, which say why each failed: a CI
+    log shows them even when the log's tail is about something else."""
+    details = []
+    for path, case in (check.failures if check else [])[:cases]:
+        texts = [text for _, text in case.diagnostics][-lines:]
+        if texts:
+            details.append(f"why {'/'.join(path)} failed (its last {len(texts)} diagnostics):")
+            details += [f"case | # {text}"[:300] for text in texts]
+    return details
 
 
 def _line_variants(raw):

@@ -88,6 +88,9 @@ struct kernel_options {
 	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
 					 * trigger_test_break, applied by the trigger tests */
 	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
+	unsigned int test_late_waiter_us; /* test_late_waiter_us=N: the trigger suite's remote
+					 * waiters pause N us between "about to wait" and their
+					 * first wait, as a descheduled vCPU does */
 };
 
 extern struct kernel_options kernel_options;

@@ -136,6 +136,15 @@ struct trigger_sequence_record {
 /** trigger_last_sequence - what CPU @cpu's last finished wait sequence did */
 void trigger_last_sequence(unsigned int cpu, struct trigger_sequence_record *record);
 
+/**
+ * trigger_cpu_entered_wait - whether CPU @cpu has entered a trigger_wait()
+ * (or trigger_wait_timeout()) on @trigger since its last trigger_reset():
+ * for a test that must kick a waiter in its wait, not one still on its way
+ * to the first (which would find its condition and never wait)
+ */
+struct trigger;
+bool trigger_cpu_entered_wait(unsigned int cpu, const struct trigger *trigger);
+
 /** trigger_backend_name - "spin", "mwait", ... ("auto" for TRIGGER_BACKEND_AUTO) */
 const char *trigger_backend_name(enum trigger_backend_id backend);
 
