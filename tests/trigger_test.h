@@ -168,6 +168,17 @@ static inline void trigger_test_late_waiter(void)
 		udelay(kernel_options.test_late_waiter_us);
 }
 
+/*
+ * For a kicker, once its waiter is where the kick must find it, before the
+ * kick: test_late_kicker_us= pauses it there, as a loaded host descheduling
+ * its vCPU would (a case must not judge how soon the kick comes).
+ */
+static inline void trigger_test_late_kicker(void)
+{
+	if (kernel_options.test_late_kicker_us)
+		udelay(kernel_options.test_late_kicker_us);
+}
+
 /* test_break=kick or kick_fence, if given, for the kicks between on and off. */
 static inline void trigger_test_break_kicks(bool on)
 {

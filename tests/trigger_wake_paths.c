@@ -30,13 +30,20 @@ static DEFINE_TRIGGER(wake_trigger);
  * widened after the re-check so that the helper CPU's NMI lands there,
  * which the trigger core's NMI handler confirms (nmis_after_recheck; an NMI
  * that came before the re-check is seen by it, no test of the window, and
- * the round is tried again).  A waiter not done a
+ * the round is tried again).  The NMI itself ends the widened window (the
+ * handler moves the waiter past its HLT), so the widening is only a bound
+ * for an NMI that never comes: a fixed 50 ms failed every try when the
+ * host ran the helper late (test_late_kicker_us=100000: "0 after the
+ * re-check", the NMIs landed in the HLT).  The widening is set by the
+ * waiter's hook, for its own window alone: the backends' delay also lands
+ * before the publish (for the torture), where no NMI ends it and the
+ * helper would wait that long for the hook.  A waiter not done a
  * second after its kick has lost it: the helper frees it with kicks from its
  * own CPU, which send a wake IPI or NMI.  test_break=halt_window unmarks the
  * interrupts-on window (the halt as it was before the fix): that half must
  * then lose its wake-ups.
  */
-#define SELF_KICK_WINDOW_NS	(50ull * TRIGGER_TEST_MS)
+#define SELF_KICK_WINDOW_NS	TRIGGER_TEST_REMOTE_TIMEOUT_NS
 #define SELF_KICK_TRIES		4
 
 static struct {
@@ -52,8 +59,10 @@ static struct {
 
 static void note_about_to_recheck(void)
 {
-	if (cpu_id() == self_kick.waiter)
-		__atomic_store_n(&self_kick.inside, true, __ATOMIC_RELEASE);
+	if (cpu_id() != self_kick.waiter)
+		return;
+	trigger_set_halt_window_delay(SELF_KICK_WINDOW_NS);	/* taken off after the wait */
+	__atomic_store_n(&self_kick.inside, true, __ATOMIC_RELEASE);
 }
 
 static bool kick_own_trigger_from_nmi(struct interrupt_frame *frame)
@@ -77,6 +86,7 @@ static void send_nmi_into_the_window(void *unused)
 		trigger_kick(&wake_trigger);
 		return;
 	}
+	trigger_test_late_kicker();
 	trigger_halt_window_stats_read(self_kick.waiter, &before);
 	__atomic_store_n(&self_kick.armed, true, __ATOMIC_RELEASE);
 	lapic_send_ipi(cpus[self_kick.waiter].apic_id, APIC_DELIVERY_NMI);
@@ -99,6 +109,7 @@ static bool self_kick_round(unsigned int helper, bool interrupts_on)
 	while (!__atomic_load_n(&self_kick.kicked, __ATOMIC_ACQUIRE))
 		trigger_wait(&wake_trigger);
 	trigger_finish(&wake_trigger);
+	trigger_set_halt_window_delay(0);
 	local_irq_restore(was_enabled);
 	__atomic_store_n(&self_kick.waiter_done, true, __ATOMIC_RELEASE);
 	EXPECT_TRUE(smp_wait_for(helper, 3 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
@@ -123,7 +134,6 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 
 	ASSERT_TRUE(nmi_register(kick_own_trigger_from_nmi));
 	trigger_set_before_recheck_hook(note_about_to_recheck);
-	trigger_set_halt_window_delay(SELF_KICK_WINDOW_NS);
 	trigger_set_irqs_on_window_unmarked(unmarked);
 	for (size_t i = 0; i < sizeof(halting) / sizeof(halting[0]); i++) {
 		ASSERT_TRUE(trigger_backend_set(halting[i]));

@@ -88,6 +88,21 @@ KERNEL_OPTION(test_late_waiter_us, "microseconds, 0..1000000 (0: none)",
 	      parse_test_late_waiter_us);
 
 /*
+ * test_late_kicker_us=N: the other half of that load - a kicker that has
+ * waited until its waiter is where the kick must find it (trigger_wake_paths'
+ * NMI helper: the waiter about to re-check) pauses N us before its kick, as a
+ * vCPU the host deschedules there does.  The cases must still pass: what
+ * they judge may not depend on the kick coming within a fixed time (matrix
+ * section trigger-late-kickers).
+ */
+static bool parse_test_late_kicker_us(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 1000000, &kernel_options.test_late_kicker_us);
+}
+KERNEL_OPTION(test_late_kicker_us, "microseconds, 0..1000000 (0: none)",
+	      parse_test_late_kicker_us);
+
+/*
  * test_drop_kick=call|stop_machine|mcs|bringup: one converted user's kicks
  * are dropped (its setter lives beside its kick), so that the suite that
  * checks that user's waits is seen to fail.

@@ -91,6 +91,10 @@ struct kernel_options {
 	unsigned int test_late_waiter_us; /* test_late_waiter_us=N: the trigger suite's remote
 					 * waiters pause N us between "about to wait" and their
 					 * first wait, as a descheduled vCPU does */
+	unsigned int test_late_kicker_us; /* test_late_kicker_us=N: a trigger-suite kicker that
+					 * waited for its waiter to be where the kick must find
+					 * it pauses N us before its kick, as a descheduled
+					 * vCPU does */
 };
 
 extern struct kernel_options kernel_options;
