@@ -24,6 +24,7 @@
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
+#include <asm/trigger_test.h>
 
 #define MILLISECOND		TRIGGER_TEST_MS
 

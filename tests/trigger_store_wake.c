@@ -36,6 +36,7 @@
 #include <asm/apic.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
+#include <asm/trigger_test.h>
 
 #include "cpu_test.h"
 #include "trigger_test.h"

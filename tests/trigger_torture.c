@@ -38,8 +38,9 @@
 #include <trigos/time.h>
 #include <trigos/trigger.h>
 #include <trigos/trigger_backend.h>
-#include "trigger_test.h"
 #include <trigos/watchdog.h>
+#include <asm/trigger_test.h>
+#include "trigger_test.h"
 
 #define LOST_DEADLINE_NS	(200ull * 1000 * 1000)
 #define PATIENCE_NS		(1000ull * 1000 * 1000)	/* late or lost? */

@@ -17,6 +17,7 @@
 #include <trigos/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
+#include <asm/trigger_test.h>
 
 static DEFINE_TRIGGER(wake_trigger);
 

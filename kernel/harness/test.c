@@ -75,31 +75,10 @@ static bool selects_any_case(const char *tests, const char *benchmarks)
 	return false;
 }
 
-/*
- * Name every pattern of test=@patterns (of bench= with @benchmarks) that
- * selects no case, each judged alone: a typo beside a good pattern is still
- * a typo.  Returns how many there were.
- */
-static unsigned int report_unmatched_patterns(const char *patterns, bool benchmarks)
+/* case_selection_report_unmatched()'s question, for test= (@benchmarks NULL) or bench=. */
+static bool glob_selects_any_case(const char *pattern, void *benchmarks)
 {
-	const char *key = benchmarks ? "bench" : "test";
-	unsigned int unmatched = 0;
-	const char *cursor = patterns, *start;
-	size_t length;
-
-	while ((start = glob_list_next(&cursor, &length))) {
-		char pattern[OPTION_GLOB_SIZE];
-
-		if (length == 0 || length >= sizeof(pattern))
-			continue;
-		memcpy(pattern, start, length);
-		pattern[length] = '\0';
-		if (!selects_any_case(benchmarks ? "" : pattern, benchmarks ? pattern : "")) {
-			kprintf("# %s=%s: no suite or case matches this pattern\n", key, pattern);
-			unmatched++;
-		}
-	}
-	return unmatched;
+	return benchmarks ? selects_any_case("", pattern) : selects_any_case(pattern, "");
 }
 
 unsigned int test_select(const char *tests, const char *benchmarks)
@@ -375,13 +354,13 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 			continue;
 		run_suite(*suite, ++run->suites, repeat, seed, &run->totals);
 	}
-	run->unmatched = report_unmatched_patterns(selection, false) +
-			 report_unmatched_patterns(bench_selection, true);
+	run->unmatched =
+		case_selection_report_unmatched(&ktap_console, "test", selection,
+						glob_selects_any_case, NULL) +
+		case_selection_report_unmatched(&ktap_console, "bench", bench_selection,
+						glob_selects_any_case, (void *)1);
 	if (run->suites == 0)
-		kprintf("# no test case matched%s%s%s%s: a run that selects nothing fails\n",
-			selection && *selection ? " test=" : "", selection ? selection : "",
-			bench_selection && *bench_selection ? " bench=" : "",
-			bench_selection ? bench_selection : "");
+		ktap_write_nothing_matched(&ktap_console, selection, bench_selection);
 	else if (run->unmatched)
 		kprintf("# %u pattern%s matched nothing: the run fails even though other patterns "
 			"matched\n", run->unmatched, run->unmatched == 1 ? "" : "s");
@@ -391,19 +370,9 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t size)
 {
 	const struct ktap_counts *totals = &run->totals;
-	enum verdict verdict;
+	enum verdict verdict = verdict_of_run(totals->passed, totals->failed, run->suites,
+					      run->unmatched);
 
-	/*
-	 * A selection that ran nothing, or named something that does not
-	 * exist, fails: a typo in a CI job's test= must not go green.  Cases
-	 * that were selected and all skipped are still a skip.
-	 */
-	if (totals->failed || run->suites == 0 || run->unmatched)
-		verdict = VERDICT_FAIL;
-	else if (totals->passed == 0)
-		verdict = VERDICT_SKIP;
-	else
-		verdict = VERDICT_PASS;
 	snprintf(detail, size, "pass:%u fail:%u skip:%u total:%u%s", totals->passed,
 		 totals->failed, totals->skipped, ktap_counts_total(totals),
 		 verdict == VERDICT_SKIP ? " (all skipped)" :

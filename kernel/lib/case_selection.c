@@ -64,3 +64,27 @@ bool case_selected(const char *tests, const char *benchmarks, const char *suite_
 		return false;
 	return patterns_match_case(tests, suite_name, case_name);
 }
+
+unsigned int case_selection_report_unmatched(const struct ktap_writer *writer, const char *key,
+					     const char *patterns,
+					     bool (*selects_any)(const char *pattern, void *context),
+					     void *context)
+{
+	const char *cursor = patterns, *start;
+	unsigned int unmatched = 0;
+	size_t length;
+
+	while ((start = glob_list_next(&cursor, &length))) {
+		char pattern[CASE_SELECTION_GLOB_MAX + 1];
+
+		if (length == 0 || length >= sizeof(pattern))
+			continue;
+		memcpy(pattern, start, length);
+		pattern[length] = '\0';
+		if (!selects_any(pattern, context)) {
+			ktap_write_unmatched_pattern(writer, key, pattern, length);
+			unmatched++;
+		}
+	}
+	return unmatched;
+}

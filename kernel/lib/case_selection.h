@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <lib/ktap_writer.h>
 
 /**
  * case_selected - does the selection run case @case_name of suite @suite_name?
@@ -26,5 +27,24 @@
  */
 bool case_selected(const char *tests, const char *benchmarks, const char *suite_name,
 		   const char *case_name);
+
+/*
+ * The longest glob of a selection (longer ones select nothing and are
+ * skipped by the report below: the command line already refused them).
+ */
+#define CASE_SELECTION_GLOB_MAX 255
+
+/**
+ * case_selection_report_unmatched - every glob of @patterns (a test= or
+ * bench= list, @key "test" or "bench") that selects no case on its own,
+ * written with ktap_write_unmatched_pattern() - a typo beside a good
+ * pattern is still a typo; returns how many there were
+ * @selects_any: whether the one-glob selection @pattern runs any case (the
+ *               runner knows its suites)
+ */
+unsigned int case_selection_report_unmatched(const struct ktap_writer *writer, const char *key,
+					     const char *patterns,
+					     bool (*selects_any)(const char *pattern, void *context),
+					     void *context);
 
 #endif

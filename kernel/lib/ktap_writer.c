@@ -108,6 +108,23 @@ void ktap_write_suite_end(const struct ktap_writer *writer, unsigned int number,
 		write_line(writer, "ok %u %s\n", number, name);
 }
 
+void ktap_write_unmatched_pattern(const struct ktap_writer *writer, const char *key,
+				  const char *pattern, size_t length)
+{
+	write_line(writer, "# %s=%.*s: no suite or case matches this pattern\n", key, (int)length,
+		   pattern);
+}
+
+void ktap_write_nothing_matched(const struct ktap_writer *writer, const char *tests,
+				const char *benchmarks)
+{
+	bool has_tests = tests && *tests, has_benchmarks = benchmarks && *benchmarks;
+
+	write_line(writer, "# no test case matched%s%s%s%s: a run that selects nothing fails\n",
+		   has_tests ? " test=" : "", has_tests ? tests : "",
+		   has_benchmarks ? " bench=" : "", has_benchmarks ? benchmarks : "");
+}
+
 void ktap_write_totals(const struct ktap_writer *writer, const struct ktap_counts *counts)
 {
 	write_line(writer, "# Totals: pass:%u fail:%u skip:%u total:%u\n", counts->passed,

@@ -19,6 +19,8 @@
  *	    not ok 3 CASE # ERROR #PF page fault
  *	    # SUITE: pass:P fail:F skip:S total:T	ktap_write_suite_totals()
  *	ok 1 SUITE				ktap_write_suite_end()
+ *	# test=GLOB: no suite or case matches this pattern	ktap_write_unmatched_pattern()
+ *	# no test case matched test=GLOB: ...	ktap_write_nothing_matched()
  *	# Totals: pass:P fail:F skip:S total:T	ktap_write_totals()
  *	# RESULT: PASS				ktap_write_result()
  */
@@ -87,6 +89,21 @@ void ktap_write_suite_totals(const struct ktap_writer *writer, const char *name,
  */
 void ktap_write_suite_end(const struct ktap_writer *writer, unsigned int number, const char *name,
 			  const struct ktap_counts *counts);
+
+/**
+ * ktap_write_unmatched_pattern - "# KEY=PATTERN: no suite or case matches
+ * this pattern", for one glob (@length bytes of @pattern) of a selection
+ * (@key "test" or "bench") that selects no case: the run then fails
+ */
+void ktap_write_unmatched_pattern(const struct ktap_writer *writer, const char *key,
+				  const char *pattern, size_t length);
+
+/**
+ * ktap_write_nothing_matched - the line saying the selection (@tests,
+ * @benchmarks: NULL or "" for none) ran no case at all: the run then fails
+ */
+void ktap_write_nothing_matched(const struct ktap_writer *writer, const char *tests,
+				const char *benchmarks);
 
 /** ktap_write_totals - "# Totals: pass:P fail:F skip:S total:T" */
 void ktap_write_totals(const struct ktap_writer *writer, const struct ktap_counts *counts);

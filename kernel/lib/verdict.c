@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <lib/verdict.h>
 
+enum verdict verdict_of_run(unsigned int passed, unsigned int failed, unsigned int suites_run,
+			    unsigned int unmatched_patterns)
+{
+	if (failed || suites_run == 0 || unmatched_patterns)
+		return VERDICT_FAIL;
+	return passed ? VERDICT_PASS : VERDICT_SKIP;
+}
+
 const char *verdict_name(enum verdict verdict)
 {
 	switch (verdict) {

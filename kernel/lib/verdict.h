@@ -36,6 +36,17 @@ enum verdict {
 #define VERDICT_QEMU_EXIT_SKIP	0x12
 #define VERDICT_QEMU_EXIT_CRASH	0x13
 
+/**
+ * verdict_of_run - the verdict of a run that ended (a crash is decided
+ * elsewhere), for the kernel's runner and the host runner of make check
+ * alike: FAIL if a case failed, if no suite ran (a selection that selects
+ * nothing) or if @unmatched_patterns of the selection's globs matched no
+ * case (a typo in a CI job's test= must not go green beside patterns that
+ * did match); else SKIP if no case passed (every one skipped); else PASS
+ */
+enum verdict verdict_of_run(unsigned int passed, unsigned int failed, unsigned int suites_run,
+			    unsigned int unmatched_patterns);
+
 /** verdict_name - "PASS", "FAIL", "SKIP" or "CRASH" */
 const char *verdict_name(enum verdict verdict);
 

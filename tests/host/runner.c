@@ -7,7 +7,8 @@
  * and again inside the kernel on the real target.  Output is KTAP v1 like the
  * kernel's, followed by the plain closing line "N passed, N failed, N skipped".
  *
- * Usage: unit-tests [GLOB]   (GLOB matches "suite" or "suite.case")
+ * Usage: unit-tests [GLOBS]   (comma-separated, as test=: each matches "suite" or
+ * "suite.case"; the run fails, as the kernel's does, if a glob matches no case)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,13 +122,27 @@ static bool selected(const char *glob, const struct test_suite *suite,
 	return case_selected(glob, NULL, suite->name, test_case->name);
 }
 
+/* case_selection_report_unmatched()'s question, over this runner's suites. */
+static bool glob_selects_any_case(const char *pattern, void *unused)
+{
+	for (const struct test_suite *const *suite = __start_test_suites;
+	     suite < __stop_test_suites; suite++) {
+		for (size_t c = 0; c < (*suite)->case_count; c++) {
+			if (selected(pattern, *suite, &(*suite)->cases[c]))
+				return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const char *glob = argc > 1 ? argv[1] : NULL;
 	size_t suite_count = (size_t)(__stop_test_suites - __start_test_suites);
 	const struct test_suite **suites = calloc(suite_count + 1, sizeof(*suites));
 	struct ktap_counts totals = { 0, 0, 0 };
-	unsigned int selected_suites = 0;
+	unsigned int selected_suites = 0, unmatched;
+	enum verdict verdict;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	random_seed(&random_stream, 1);
@@ -167,9 +182,14 @@ int main(int argc, char **argv)
 		ktap_write_suite_end(&ktap_stdout, s + 1, suite->name, &counts);
 		ktap_counts_add(&totals, &counts);
 	}
+	unmatched = case_selection_report_unmatched(&ktap_stdout, "test", glob,
+						    glob_selects_any_case, NULL);
+	verdict = verdict_of_run(totals.passed, totals.failed, selected_suites, unmatched);
+	if (selected_suites == 0)
+		ktap_write_nothing_matched(&ktap_stdout, glob, NULL);
 	ktap_write_totals(&ktap_stdout, &totals);
 	printf("%u passed, %u failed, %u skipped\n", totals.passed, totals.failed, totals.skipped);
-	ktap_write_result(&ktap_stdout, totals.failed ? VERDICT_FAIL : VERDICT_PASS);
+	ktap_write_result(&ktap_stdout, verdict);
 	free(suites);
-	return totals.failed ? 1 : 0;
+	return verdict == VERDICT_FAIL ? 1 : 0;
 }

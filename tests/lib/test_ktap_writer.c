@@ -152,6 +152,30 @@ static void benchmarks_with_or_without_their_prefix(void)
 	EXPECT_FALSE(case_selected("smp", "ipi", "paging", "maps"));
 }
 
+/* For the report: a selection whose only cases are smp.* and lib_glob.*. */
+static bool selects_smp_or_lib_glob(const char *pattern, void *unused)
+{
+	return case_selected(pattern, NULL, "smp", "all_online") ||
+	       case_selected(pattern, NULL, "lib_glob", "star");
+}
+
+static void unmatched_patterns_are_each_named(void)
+{
+	EXPECT_EQ(case_selection_report_unmatched(&writer, "test", "smp,smpp,,lib_*,x.y",
+						  selects_smp_or_lib_glob, NULL), 2u);
+	EXPECT_EQ(case_selection_report_unmatched(&writer, "test", NULL,
+						  selects_smp_or_lib_glob, NULL), 0u);
+	ktap_write_nothing_matched(&writer, "smpp", NULL);
+	ktap_write_nothing_matched(&writer, "", "ipii");
+	ktap_write_nothing_matched(&writer, "a", "b");
+	EXPECT_STREQ(captured,
+		     "# test=smpp: no suite or case matches this pattern\n"
+		     "# test=x.y: no suite or case matches this pattern\n"
+		     "# no test case matched test=smpp: a run that selects nothing fails\n"
+		     "# no test case matched bench=ipii: a run that selects nothing fails\n"
+		     "# no test case matched test=a bench=b: a run that selects nothing fails\n");
+}
+
 static const struct test_case lib_ktap_writer_cases[] = {
 	TEST_CASE(header_and_suite_begin),
 	TEST_CASE(case_lines_and_their_directives),
@@ -161,6 +185,7 @@ static const struct test_case lib_ktap_writer_cases[] = {
 	TEST_CASE(selection_by_suite_or_case),
 	TEST_CASE(explicit_only_suites_need_their_prefix),
 	TEST_CASE(benchmarks_with_or_without_their_prefix),
+	TEST_CASE(unmatched_patterns_are_each_named),
 };
 
 TEST_SUITE(lib_ktap_writer, lib_ktap_writer_cases, clear_capture, NULL);

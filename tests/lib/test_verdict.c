@@ -35,9 +35,20 @@ static void qemu_exit_values_are_distinct_and_odd_once_shifted(void)
 	}
 }
 
+static void a_run_fails_on_a_failure_or_a_selection_that_misses(void)
+{
+	EXPECT_EQ(verdict_of_run(5, 0, 2, 0), VERDICT_PASS);
+	EXPECT_EQ(verdict_of_run(5, 1, 2, 0), VERDICT_FAIL);
+	EXPECT_EQ(verdict_of_run(0, 0, 0, 0), VERDICT_FAIL);	/* nothing selected */
+	EXPECT_EQ(verdict_of_run(5, 0, 2, 1), VERDICT_FAIL);	/* one glob matched nothing */
+	EXPECT_EQ(verdict_of_run(0, 0, 1, 0), VERDICT_SKIP);	/* every case skipped */
+	EXPECT_EQ(verdict_of_run(0, 1, 1, 0), VERDICT_FAIL);
+}
+
 static const struct test_case lib_verdict_cases[] = {
 	TEST_CASE(names_and_result_words),
 	TEST_CASE(qemu_exit_values_are_distinct_and_odd_once_shifted),
+	TEST_CASE(a_run_fails_on_a_failure_or_a_selection_that_misses),
 };
 
 TEST_SUITE(lib_verdict, lib_verdict_cases, NULL, NULL);

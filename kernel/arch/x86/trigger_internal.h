@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <trigos/trigger_core.h>
+#include <asm/trigger_test.h>
 
 /* Shared knobs, set by trigger_boot_init(). */
 extern uint64_t trigger_spin_budget_cycles;
