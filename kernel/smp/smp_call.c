@@ -116,6 +116,7 @@ static trigger_t call_wait_triggers[MAX_CPUS] = {
 };
 
 static bool drop_kicks;		/* test_drop_kick=call */
+static bool late_target;	/* test_late_target=call: once */
 
 static void csd_complete(struct call_single_data *csd)
 {
@@ -128,6 +129,22 @@ static void csd_complete(struct call_single_data *csd)
 	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
 	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
 		trigger_kick(owner_trigger);
+}
+
+/*
+ * test_late_target=call: this target runs the call late, once its caller
+ * has reported it stuck - as a vCPU that the host does not run for longer
+ * than the stuck-call deadline - or after five deadlines, if no report
+ * comes.  Interrupts are disabled: the caller's IPI sent again waits too.
+ */
+static void late_target_hold(const struct call_single_data *csd)
+{
+	const uint64_t *reports = &call_cpus[csd->source].stats.stuck_reports;
+	uint64_t before = __atomic_load_n(reports, __ATOMIC_RELAXED), start = cycles();
+	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
+
+	while (__atomic_load_n(reports, __ATOMIC_RELAXED) == before && cycles() - start < limit)
+		cpu_relax();
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -159,6 +176,9 @@ static void call_queue_run(bool polled)
 			count(&self->stats.errors);
 			continue;
 		}
+		if ((list->flags & CSD_FLAG_WAIT) && __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
+		    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
+			late_target_hold(list);
 		function(info);
 		count(&self->stats.run);
 		if (polled)
@@ -325,6 +345,11 @@ static void csd_flag_wait(struct call_single_data *csd)
 void smp_call_test_drop_kicks(bool drop)
 {
 	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
+}
+
+void smp_call_test_late_target(void)
+{
+	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
 }
 
 /* --- The caller's side ------------------------------------------------------ */

@@ -61,6 +61,7 @@ DEFINE_TRIGGER_USER(trigger_user_stop_machine, "stop_machine");
 static DEFINE_TRIGGER_FOR(stop_machine_trigger, &trigger_user_stop_machine);
 
 static bool drop_kicks;		/* test_drop_kick=stop_machine */
+static bool late_target;	/* test_late_target=stop_machine: once */
 
 static void set_state(struct stop_machine_data *smd, int new_state)
 {
@@ -74,6 +75,27 @@ static void set_state(struct stop_machine_data *smd, int new_state)
 void stop_machine_test_drop_kicks(bool drop)
 {
 	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
+}
+
+void stop_machine_test_late_target(void)
+{
+	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * test_late_target=stop_machine: this CPU joins late, once the caller has
+ * reported it (as a vCPU the host does not run for longer than the stuck
+ * deadline), or after five deadlines, if no report comes.  Interrupts are
+ * disabled: it is in its call.
+ */
+static void late_target_hold(void)
+{
+	uint64_t before = __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED), start = cycles();
+	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
+
+	while (__atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED) == before &&
+	       cycles() - start < limit)
+		cpu_relax();
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -156,6 +178,9 @@ static void stop_machine_cpu(struct stop_machine_data *smd)
 	bool enabled = irqs_enabled();
 	int state = STOPMACHINE_NONE;
 
+	if (me != smd->caller && __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
+		late_target_hold();
 	/* Simple state machine */
 	do {
 		state = stop_machine_wait_for_change(smd, state);

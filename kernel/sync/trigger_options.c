@@ -129,3 +129,24 @@ static bool parse_test_drop_kick(const struct cmdline_word *word, const char **e
 }
 KERNEL_OPTION(test_drop_kick, "call, stop_machine, mcs or bringup (its suite must then fail)",
 	      parse_test_drop_kick);
+
+/*
+ * test_late_target=call|stop_machine: once, the CPU that a converted user
+ * waits for comes late, past the user's stuck deadline (it holds, interrupts
+ * off, until the waiter has reported it), as a vCPU that a loaded host does
+ * not run for over a second.  The suite that checks that user must still
+ * pass: a deadline that found the work not yet done is a late kicker, not a
+ * lost kick (matrix sections late-target-call, late-target-stop-machine).
+ */
+static bool parse_test_late_target(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "call"))
+		smp_call_test_late_target();
+	else if (cmdline_value_is(word, "stop_machine"))
+		stop_machine_test_late_target();
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(test_late_target, "call or stop_machine (its suite must still pass)",
+	      parse_test_late_target);

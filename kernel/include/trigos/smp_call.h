@@ -164,4 +164,12 @@ void smp_call_test_drop_next_ipi(void);
  */
 void smp_call_test_drop_kicks(bool drop);
 
+/**
+ * smp_call_test_late_target - test_late_target=call: the next call that a
+ * caller waits for is run late, only once its caller has reported it stuck,
+ * so that the suites that check the caller's waits see a deadline that
+ * found the call not yet run (a late target, not a lost kick)
+ */
+void smp_call_test_late_target(void);
+
 #endif /* TRIGOS_SMP_CALL_H */

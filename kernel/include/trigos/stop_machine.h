@@ -98,4 +98,12 @@ uint64_t stop_machine_set_stuck_deadline(uint64_t nanoseconds);
  */
 void stop_machine_test_drop_kicks(bool drop);
 
+/**
+ * stop_machine_test_late_target - test_late_target=stop_machine: in the
+ * next stop_machine one CPU other than the caller joins late, only once the
+ * caller has reported it, so that the suite's last case sees a deadline
+ * that found the state unchanged (a late CPU, not a lost kick)
+ */
+void stop_machine_test_late_target(void);
+
 #endif /* TRIGOS_STOP_MACHINE_H */
