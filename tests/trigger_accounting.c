@@ -4,7 +4,7 @@
  * (trigger_backend.h: sticky, kick, ipi, nmi, interrupt, deadline,
  * spurious), per backend, per CPU's last sequence and per user; and every
  * sequence of a user by how it ended (before waiting, by its kick, before
- * its kick, still without a kick, reached a deadline).  The suites of the
+ * its kick, still without a kick, reached a deadline, late kicker).  The suites of the
  * converted users (call completion, stop_machine, the MCS hand-over, AP
  * bring-up) assert on these counters, so this suite checks that they say
  * what happened, one situation at a time.
@@ -251,6 +251,42 @@ static void a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick(void)
 	EXPECT_EQ(kicked.before_its_kick, before.before_its_kick + 1);
 }
 
+/*
+ * A deadline its waiter noted as before the work (trigger_note_late_kicker())
+ * makes the sequence a late kicker, not one that reached a deadline; a later
+ * deadline in the same sequence, not noted, counts as reached again.
+ */
+static void a_deadline_before_the_work_is_a_late_kicker(void)
+{
+	struct trigger_user_counters before, late, reached;
+
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	read_user(&before);
+	trigger_reset(&user_trigger);
+	EXPECT_FALSE(trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND));
+	trigger_note_late_kicker(&user_trigger);
+	trigger_kick(&user_trigger);
+	EXPECT_TRUE(trigger_wait_timeout(&user_trigger, now_ns() + REMOTE_TIMEOUT_NS));
+	trigger_finish(&user_trigger);
+	read_user(&late);
+
+	trigger_reset(&user_trigger);
+	EXPECT_FALSE(trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND));
+	trigger_note_late_kicker(&user_trigger);
+	EXPECT_FALSE(trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND));
+	trigger_kick(&user_trigger);
+	trigger_wait(&user_trigger);
+	trigger_finish(&user_trigger);
+	read_user(&reached);
+
+	EXPECT_EQ(late.late_kicker, before.late_kicker + 1);
+	EXPECT_EQ(late.reached_deadline, before.reached_deadline);
+	EXPECT_EQ(late.by_kick, before.by_kick + 1);
+	EXPECT_EQ(reached.late_kicker, late.late_kicker);
+	EXPECT_EQ(reached.reached_deadline, late.reached_deadline + 1);
+	EXPECT_EQ(reached.by_kick, late.by_kick + 1);
+}
+
 static const struct test_case trigger_accounting_cases[] = {
 	TEST_CASE(a_sticky_return_is_counted_as_sticky),
 	TEST_CASE(a_return_at_the_deadline_is_counted_as_such),
@@ -259,6 +295,7 @@ static const struct test_case trigger_accounting_cases[] = {
 	TEST_CASE(a_halted_waiter_with_interrupts_off_is_ended_by_the_wake_nmi),
 	TEST_CASE(a_users_sequences_are_accounted_by_how_they_ended),
 	TEST_CASE(a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick),
+	TEST_CASE(a_deadline_before_the_work_is_a_late_kicker),
 };
 
 TEST_SUITE(trigger_accounting, trigger_accounting_cases, NULL, restore_backend);

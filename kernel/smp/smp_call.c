@@ -143,8 +143,15 @@ static void late_target_hold(const struct call_single_data *csd)
 	uint64_t before = __atomic_load_n(reports, __ATOMIC_RELAXED), start = cycles();
 	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
 
+	char name[96];
+
 	while (__atomic_load_n(reports, __ATOMIC_RELAXED) == before && cycles() - start < limit)
 		cpu_relax();
+	ktap_note("smp_call: cpu %u: test_late_target: runs the call of %s from cpu %u %s",
+		  cpu_id(), symbol_format((uint64_t)csd->function, name, sizeof(name)), csd->source,
+		  __atomic_load_n(reports, __ATOMIC_RELAXED) != before
+			  ? "late, after its caller's stuck report"
+			  : "late, but no stuck report came");
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -252,17 +259,18 @@ static bool csd_pending(struct call_single_data *csd)
 }
 
 /*
- * The stuck-call deadline has passed: say so.  A call still pending has its
- * IPI sent again; one that has run (its flag clear) left a sleeping waiter
- * that its kick should have woken.
+ * The stuck-call deadline has passed: say so.  A call still @pending (as
+ * its waiter found it at the deadline) has its IPI sent again; one that has
+ * run (its flag clear) left a sleeping waiter that its kick should have
+ * woken.
  */
-static void report_stuck(struct call_single_data *csd, uint64_t waited)
+static void report_stuck(struct call_single_data *csd, uint64_t waited, bool pending)
 {
 	char name[96];
 
 	count(&this_call_cpu()->stats.stuck_reports);
 	symbol_format((uint64_t)csd->function, name, sizeof(name));
-	if (!csd_pending(csd)) {
+	if (!pending) {
 		ktap_note("smp_call: cpu %u: woke at the stuck-call deadline (%llu ms) for the call "
 			  "of %s on cpu %u, which had run: its kick did not wake this CPU",
 			  cpu_id(), (unsigned long long)(cycles_to_ns(waited) / 1000000), name,
@@ -291,7 +299,7 @@ static void call_watch(struct call_watch *watch, struct call_single_data *csd)
 	if (waited < watch->deadline_cycles)
 		return;
 	watch->reported = true;
-	report_stuck(csd, waited);
+	report_stuck(csd, waited, csd_pending(csd));
 }
 
 /* The stuck-call deadline of @csd, as a now_ns() value. */
@@ -308,9 +316,12 @@ static uint64_t stuck_deadline_ns_of(const struct call_watch *watch,
  * (the seed patch converts its csd_flag_wait() the same way).  The caller
  * sleeps until the target's kick (csd_complete), with one bound, the
  * stuck-call deadline counted from when the call was queued: reaching it
- * is reported (report_stuck) and is a deadline return of the
- * call_completion user, which the call_function suite counts as a failure;
- * then the caller waits on, untimed.
+ * is reported (report_stuck), then the caller waits on, untimed.  If the
+ * call had run by then, its kick did not end the wait: a deadline reached
+ * by the call_completion user, which the suites that check it count as a
+ * failure.  If it had not, the target is late (a vCPU the host has not
+ * run, an IPI lost), its kick still to come: a late kicker, which they
+ * allow (trigger_note_late_kicker()).
  *
  * A caller with interrupts disabled (a no-wait caller whose pool is full)
  * cannot sleep: CPUs waiting for it in turn would wait for ever for it to
@@ -335,8 +346,12 @@ static void csd_flag_wait(struct call_single_data *csd)
 		if (watch.reported) {
 			trigger_wait(trigger);
 		} else if (!trigger_wait_timeout(trigger, stuck_deadline_ns_of(&watch, csd))) {
+			bool pending = csd_pending(csd);
+
+			if (pending)
+				trigger_note_late_kicker(trigger);
 			watch.reported = true;
-			report_stuck(csd, cycles() - csd->queued_cycles);
+			report_stuck(csd, cycles() - csd->queued_cycles, pending);
 		}
 	}
 	trigger_finish(trigger);

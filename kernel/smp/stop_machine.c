@@ -96,6 +96,9 @@ static void late_target_hold(void)
 	while (__atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED) == before &&
 	       cycles() - start < limit)
 		cpu_relax();
+	ktap_note("stop_machine: cpu %u: test_late_target: joins late, %s", cpu_id(),
+		  __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED) != before
+			  ? "after the caller's stuck report" : "but no stuck report came");
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -141,10 +144,13 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
  * NMI then).  The caller alone has a bound, the stuck deadline of each
- * state: reaching it, it names the CPUs that have not acknowledged - a
- * deadline return of the stop_machine user, which the stop_machine suite
- * counts as a failure - and waits on, untimed, for the rest of this
- * stop_machine (one report each).  With interrupts off a timed wait cannot
+ * state: reaching it, it names the CPUs that have not acknowledged and
+ * waits on, untimed, for the rest of this stop_machine (one report each).
+ * A state still unchanged there is a late kicker of the stop_machine user
+ * (trigger_note_late_kicker(): some CPU has not acknowledged, or the last
+ * one is about to move on - the kick is still to come), which the suites
+ * that check the user allow; a state already changed means its kick did
+ * not end the wait: a deadline reached, which they count as a failure.  With interrupts off a timed wait cannot
  * halt (the timer cannot raise an NMI), so the caller looks rather than
  * sleeps until then.
  */
@@ -162,6 +168,8 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		if (!watching) {
 			trigger_wait(&stop_machine_trigger);
 		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
+			if (__atomic_load_n(&smd->state, __ATOMIC_ACQUIRE) == state)
+				trigger_note_late_kicker(&stop_machine_trigger);
 			watching = false;
 			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
 				report_stuck(smd, state, cycles() - since);

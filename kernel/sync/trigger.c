@@ -198,7 +198,7 @@ static void count_return(struct trigger_wait_state *state, enum trigger_wake wak
 	state->returns[wake]++;
 	state->last_return = wake;
 	if (wake == TRIGGER_WAKE_DEADLINE)
-		state->reached_deadline = true;
+		state->deadlines++;
 	__atomic_fetch_add(&state->backend->counters.waits, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&state->backend->counters.returns[wake], 1, __ATOMIC_RELAXED);
 	if (user) {
@@ -264,6 +264,23 @@ bool trigger_core_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *s
 		return false;
 	}
 	return wait_common(trigger, deadline_cycles ? deadline_cycles : 1, site);
+}
+
+void trigger_core_note_late_kicker(trigger_t *trigger, void *site)
+{
+	struct trigger_wait_state *state = find_state(trigger);
+
+	if (!state) {
+		report_misuse("late kicker noted without a reset", trigger, site, NULL);
+		return;
+	}
+	if (state->waits == 0 || state->last_return != TRIGGER_WAKE_DEADLINE ||
+	    state->late_kickers == state->deadlines) {
+		report_misuse("late kicker noted where no wait returned at its deadline", trigger,
+			      site, state->reset_site);
+		return;
+	}
+	state->late_kickers++;
 }
 
 /* --- How a sequence ended, per user ------------------------------------------------ */
@@ -343,7 +360,11 @@ static void account_sequence(struct trigger_wait_state *state)
 		return;
 	add_to_user(user, &user->counters.sequences, 1);
 	add_to_user(user, &user->counters.sleeps, state->sleeps);
-	add_to_user(user, &user->counters.reached_deadline, state->reached_deadline);
+	/* A sequence with a deadline its waiter did not note late reached a deadline. */
+	if (state->deadlines > state->late_kickers)
+		add_to_user(user, &user->counters.reached_deadline, 1);
+	else if (state->late_kickers)
+		add_to_user(user, &user->counters.late_kicker, 1);
 	if (state->waits == 0)
 		add_to_user(user, &user->counters.before_waiting, 1);
 	else if (trigger_wake_saw_kick(state->last_return))
@@ -662,6 +683,7 @@ void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_c
 	counters->before_its_kick = __atomic_load_n(&live->before_its_kick, __ATOMIC_RELAXED);
 	counters->awaiting_kick = __atomic_load_n(&live->awaiting_kick, __ATOMIC_RELAXED);
 	counters->reached_deadline = __atomic_load_n(&live->reached_deadline, __ATOMIC_RELAXED);
+	counters->late_kicker = __atomic_load_n(&live->late_kicker, __ATOMIC_RELAXED);
 	counters->waits = __atomic_load_n(&live->waits, __ATOMIC_RELAXED);
 	counters->sleeps = __atomic_load_n(&live->sleeps, __ATOMIC_RELAXED);
 	for (int wake = 0; wake < TRIGGER_WAKE_COUNT; wake++)
@@ -697,14 +719,15 @@ static void report_users(const char *prefix)
 			continue;
 		format_returns(returns, sizeof(returns), now.returns, before->returns);
 		kprintf("%strigger user %s: sequences %llu: by its kick %llu, before waiting %llu, "
-			"before its kick %llu, reached a deadline %llu, still without a kick %llu; "
-			"waits %llu (returns:%s) sleeps %llu\n",
+			"before its kick %llu, reached a deadline %llu, late kicker %llu, still "
+			"without a kick %llu; waits %llu (returns:%s) sleeps %llu\n",
 			prefix, (*user)->name,
 			(unsigned long long)(now.sequences - before->sequences),
 			(unsigned long long)(now.by_kick - before->by_kick),
 			(unsigned long long)(now.before_waiting - before->before_waiting),
 			(unsigned long long)(now.before_its_kick - before->before_its_kick),
 			(unsigned long long)(now.reached_deadline - before->reached_deadline),
+			(unsigned long long)(now.late_kicker - before->late_kicker),
 			(unsigned long long)now.awaiting_kick,
 			(unsigned long long)(now.waits - before->waits), returns,
 			(unsigned long long)(now.sleeps - before->sleeps));

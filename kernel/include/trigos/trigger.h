@@ -38,7 +38,10 @@
  *    trigger after the condition is set, so a waiter that sees the condition
  *    and returns may not free or reuse the trigger while a kick may still be
  *    running (keep triggers static or per CPU, not in the condition's data);
- *  - trigger_wait_timeout() bounds a wait by a deadline;
+ *  - trigger_wait_timeout() bounds a wait by a deadline, and
+ *    trigger_note_late_kicker() tells a deadline that came before the
+ *    awaited work was done (its kick is still to come) from one that came
+ *    after it (the kick did not end the wait);
  *  - every wait's return is accounted by why it returned (the kick, its wake
  *    interrupt, another interrupt, the deadline, nothing), per backend and,
  *    for triggers tagged with trigger_init_user(), per user
@@ -94,6 +97,10 @@ static inline bool __raw_trigger_wait_timeout(trigger_t *trigger, uint64_t deadl
 {
 	cpu_relax();
 	return true;
+}
+
+static inline void __raw_trigger_note_late_kicker(trigger_t *trigger)
+{
 }
 
 static inline void __raw_trigger_kick(trigger_t *trigger)
@@ -168,6 +175,23 @@ static inline void trigger_wait(trigger_t *t)
 static inline bool trigger_wait_timeout(trigger_t *t, uint64_t deadline_ns)
 {
 	return __raw_trigger_wait_timeout(t, deadline_ns);
+}
+
+/**
+ * trigger_note_late_kicker - the deadline just reached came before the work
+ * @t: trigger whose last trigger_wait_timeout() returned false (the deadline)
+ *
+ * The waiter looked at its condition after that return and found the work
+ * it waits for not yet done: the CPU that does it and kicks is late (a vCPU
+ * the host has not run, say), its kick still to come.  The deadline is then
+ * accounted to the trigger's user as a late kicker, not as a deadline
+ * reached (trigger_backend.h): a deadline after the work was done means
+ * that its kick did not end the wait.  Only for that return: a later
+ * deadline of the sequence counts again.
+ */
+static inline void trigger_note_late_kicker(trigger_t *t)
+{
+	__raw_trigger_note_late_kicker(t);
 }
 
 /**

@@ -84,8 +84,13 @@ struct trigger_counters {
  *    the end of a suite, when every kicker is done, each of these is a
  *    sequence that ended without its kick: one rescued by something else.
  * reached_deadline counts the sequences in which some wait returned at its
- * deadline: for a converted user, whose only deadline is its stuck-CPU
- * report, each is a failure.
+ * deadline after the work it waited for was done: for a converted user,
+ * whose only deadline is its stuck-CPU report, each is a kick that did not
+ * end its wait, a failure.  late_kicker counts the other sequences that
+ * reached a deadline: each one's waiter found the work not yet done there
+ * (trigger_note_late_kicker()), as when the host has not run the CPU that
+ * does it; how the sequence ended is still counted above, and its kick
+ * must still come.
  */
 struct trigger_user_counters {
 	uint64_t sequences;
@@ -94,6 +99,7 @@ struct trigger_user_counters {
 	uint64_t before_its_kick;
 	uint64_t awaiting_kick;
 	uint64_t reached_deadline;
+	uint64_t late_kicker;
 	uint64_t waits;
 	uint64_t returns[TRIGGER_WAKE_COUNT];
 	uint64_t sleeps;

@@ -24,7 +24,8 @@ struct trigger_wait_state {
 	struct trigger_backend *backend;	/* bound at reset */
 	uint64_t seen;				/* the generation this waiter has seen */
 	bool irqs_were_enabled;			/* at the reset */
-	bool reached_deadline;			/* some wait returned at its deadline */
+	uint32_t deadlines;			/* waits that returned at their deadline */
+	uint32_t late_kickers;			/* of those, noted as before the work */
 	void *reset_site;
 	/* What this sequence's waits did, for the counters (trigger_backend.h). */
 	uint32_t waits;

@@ -54,6 +54,7 @@ void trigger_core_init(trigger_t *trigger, struct trigger_user *user);
 void trigger_core_reset(trigger_t *trigger, void *site);
 void trigger_core_wait(trigger_t *trigger, void *site);
 bool trigger_core_wait_timeout(trigger_t *trigger, uint64_t deadline_ns, void *site);
+void trigger_core_note_late_kicker(trigger_t *trigger, void *site);
 void trigger_core_kick(trigger_t *trigger);
 void trigger_core_finish(trigger_t *trigger, void *site);
 
@@ -68,6 +69,7 @@ void trigger_core_finish(trigger_t *trigger, void *site);
 #define __raw_trigger_reset(t)			trigger_core_reset(t, TRIGGER_CALL_SITE())
 #define __raw_trigger_wait(t)			trigger_core_wait(t, TRIGGER_CALL_SITE())
 #define __raw_trigger_wait_timeout(t, d)	trigger_core_wait_timeout(t, d, TRIGGER_CALL_SITE())
+#define __raw_trigger_note_late_kicker(t)	trigger_core_note_late_kicker(t, TRIGGER_CALL_SITE())
 #define __raw_trigger_kick(t)			trigger_core_kick(t)
 #define __raw_trigger_finish(t)			trigger_core_finish(t, TRIGGER_CALL_SITE())
 
