@@ -21,7 +21,6 @@
 #include <trigos/watchdog.h>
 #include <lib/format.h>
 #include <lib/case_selection.h>
-#include <lib/glob.h>
 #include <lib/random.h>
 #include <lib/string.h>
 #include <trigos/options.h>
