@@ -142,7 +142,6 @@ static void late_target_hold(const struct call_single_data *csd)
 	const uint64_t *reports = &call_cpus[csd->source].stats.stuck_reports;
 	uint64_t before = __atomic_load_n(reports, __ATOMIC_RELAXED), start = cycles();
 	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
-
 	char name[96];
 
 	while (__atomic_load_n(reports, __ATOMIC_RELAXED) == before && cycles() - start < limit)
@@ -183,7 +182,8 @@ static void call_queue_run(bool polled)
 			count(&self->stats.errors);
 			continue;
 		}
-		if ((list->flags & CSD_FLAG_WAIT) && __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
+		if ((__atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_WAIT) &&
+		    __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
 		    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
 			late_target_hold(list);
 		function(info);
