@@ -150,9 +150,9 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
  * (trigger_note_late_kicker(): some CPU has not acknowledged, or the last
  * one is about to move on - the kick is still to come), which the suites
  * that check the user allow; a state already changed means its kick did
- * not end the wait: a deadline reached, which they count as a failure.  With interrupts off a timed wait cannot
- * halt (the timer cannot raise an NMI), so the caller looks rather than
- * sleeps until then.
+ * not end the wait: a deadline reached, which they count as a failure.
+ * With interrupts off a timed wait cannot halt (the timer cannot raise an
+ * NMI), so the caller looks rather than sleeps until then.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {

@@ -82,7 +82,10 @@ void trigger_set_before_recheck_hook(void (*hook)(void));
  */
 void trigger_set_irqs_on_window_unmarked(bool unmarked);
 
-/** trigger_test_fail_wake_sends - test only: the next @count wake sends fail as an ICR time-out would */
+/**
+ * trigger_test_fail_wake_sends - test only: the next @count wake sends fail
+ * as an ICR time-out would
+ */
 void trigger_test_fail_wake_sends(unsigned int count);
 
 /* What one CPU's NMI handler found in the marked halt windows (trigger_halt.S). */
