@@ -140,17 +140,14 @@ static void csd_complete(struct call_single_data *csd)
 static void late_target_hold(const struct call_single_data *csd)
 {
 	const uint64_t *reports = &call_cpus[csd->source].stats.stuck_reports;
-	uint64_t before = __atomic_load_n(reports, __ATOMIC_RELAXED), start = cycles();
-	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
+	bool reported = spin_while_unchanged(reports, __atomic_load_n(reports, __ATOMIC_RELAXED),
+					     5 * __atomic_load_n(&stuck_deadline_ns,
+								 __ATOMIC_RELAXED));
 	char name[96];
 
-	while (__atomic_load_n(reports, __ATOMIC_RELAXED) == before && cycles() - start < limit)
-		cpu_relax();
 	ktap_note("smp_call: cpu %u: test_late_target: runs the call of %s from cpu %u %s",
 		  cpu_id(), symbol_format((uint64_t)csd->function, name, sizeof(name)), csd->source,
-		  __atomic_load_n(reports, __ATOMIC_RELAXED) != before
-			  ? "late, after its caller's stuck report"
-			  : "late, but no stuck report came");
+		  reported ? "late, after its caller's stuck report" : "late, but no stuck report came");
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */

@@ -90,15 +90,13 @@ void stop_machine_test_late_target(void)
  */
 static void late_target_hold(void)
 {
-	uint64_t before = __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED), start = cycles();
-	uint64_t limit = ns_to_cycles(5 * __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED));
+	bool reported = spin_while_unchanged(&stats.stuck_reports,
+					     __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED),
+					     5 * __atomic_load_n(&stuck_deadline_ns,
+								 __ATOMIC_RELAXED));
 
-	while (__atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED) == before &&
-	       cycles() - start < limit)
-		cpu_relax();
 	ktap_note("stop_machine: cpu %u: test_late_target: joins late, %s", cpu_id(),
-		  __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED) != before
-			  ? "after the caller's stuck report" : "but no stuck report came");
+		  reported ? "after the caller's stuck report" : "but no stuck report came");
 }
 
 /* Last one to ack a state moves to the next state. */
