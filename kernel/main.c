@@ -3,29 +3,29 @@
  * kmain: the boot order, one step a line.  kernel/arch/x86/entry.S calls it in long
  * mode on the boot stack, with the low 4 GiB identity-mapped.
  */
-#include <trigos/acpi.h>
-#include <trigos/boot.h>
-#include <trigos/console_setup.h>
-#include <trigos/cpu.h>
-#include <trigos/firmware_dump.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/machine.h>
-#include <trigos/memtype_check.h>
-#include <trigos/memory_setup.h>
-#include <trigos/options.h>
-#include <trigos/serial.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/test_runner.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/tsc_sync.h>
-#include <trigos/version.h>
-#include <trigos/watchdog.h>
+#include <boot/acpi.h>
+#include <boot/boot.h>
+#include <console/console_setup.h>
+#include <smp/cpu.h>
+#include <boot/firmware_dump.h>
+#include <arch/hypervisor.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <harness/machine.h>
+#include <arch/memtype_check.h>
+#include <mm/memory_setup.h>
+#include <boot/options.h>
+#include <arch/serial.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <harness/test_runner.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <sync/trigger_backend.h>
+#include <time/tsc_sync.h>
+#include <boot/version.h>
+#include <harness/watchdog.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The machine's own ACPI tables, as acpi_init() found them. */
-#include <trigos/acpi.h>
-#include <trigos/test.h>
+#include <boot/acpi.h>
+#include <harness/test.h>
 
 static const struct acpi_tables *tables_or_skip(void)
 {

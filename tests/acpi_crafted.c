@@ -13,8 +13,8 @@
  * tests/matrix.cfg boots one configuration per crafted image.  Without the
  * files (every other boot) the case is skipped.
  */
-#include <trigos/hypervisor.h>
-#include <trigos/test.h>
+#include <arch/hypervisor.h>
+#include <harness/test.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

@@ -9,9 +9,9 @@
  * timer paths of either mode are exercised by the ipi and smp suites and by
  * bring-up itself; the matrix pins the mode each machine runs in.
  */
-#include <trigos/cpu.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
+#include <smp/cpu.h>
+#include <smp/smp.h>
+#include <harness/test.h>
 #include <asm/apic.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>

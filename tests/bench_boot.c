@@ -4,10 +4,10 @@
  * the last AP online, and the boot before it, from kernel entry.  The host
  * side (tools/bench) puts these beside the whole QEMU run's wall time.
  */
-#include <trigos/bench.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <harness/bench.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
 
 static void ap_bring_up_time(void)
 {

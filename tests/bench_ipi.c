@@ -16,16 +16,16 @@
  * what the code costs alone.  Each figure stops at a sample count or a time
  * limit, whichever comes first.
  */
-#include <trigos/bench.h>
-#include <trigos/cpumask.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/stop_machine.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/tsc_sync.h>
+#include <harness/bench.h>
+#include <smp/cpumask.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <smp/stop_machine.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <time/tsc_sync.h>
 #include <lib/format.h>
 #include <asm/interrupts.h>
 

@@ -11,19 +11,19 @@
  * Latencies compare TSCs of two CPUs, so they are refused when the boot's
  * warp test found the TSCs out of step.
  */
-#include <trigos/bench.h>
+#include <harness/bench.h>
 #include <lib/format.h>
-#include <trigos/console.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <console/console.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include "trigger_test.h"
-#include <trigos/tsc_sync.h>
-#include <trigos/watchdog.h>
+#include <time/tsc_sync.h>
+#include <harness/watchdog.h>
 
 #define TARGET_SAMPLES		400	/* per backend: a p99 from 4 samples above it */
 #define WARMUP_ROUNDS		5	/* per waiting CPU, discarded */

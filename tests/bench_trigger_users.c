@@ -8,14 +8,14 @@
  * CPUs, because the spinning waiters took the CPU from the ones that had
  * work to do.
  */
-#include <trigos/bench.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/stop_machine.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger_backend.h>
+#include <harness/bench.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <smp/stop_machine.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger_backend.h>
 #include "trigger_test.h"
 
 #define ROUNDS		100

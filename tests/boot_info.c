@@ -4,10 +4,10 @@
  * again on the loader's own structure, and the memory map and allocator are
  * checked against what must be true of any sane machine.
  */
-#include <trigos/acpi.h>
-#include <trigos/boot.h>
-#include <trigos/test.h>
-#include <trigos/memory.h>
+#include <boot/acpi.h>
+#include <boot/boot.h>
+#include <harness/test.h>
+#include <mm/memory.h>
 #include <lib/acpi_tables.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>

@@ -8,12 +8,12 @@
  * leaves them under Bochs 2.7: the matrix section cache-control-broken
  * expects these cases to fail then.
  */
-#include <trigos/cpu.h>
-#include <trigos/memtype_check.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/trigger_backend.h>
+#include <smp/cpu.h>
+#include <arch/memtype_check.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <sync/trigger_backend.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>
 

@@ -9,13 +9,13 @@
  * one caller's calls, the one-IPI-per-empty-queue rule and the stuck-call
  * report.
  */
-#include <trigos/cpumask.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <smp/cpumask.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <harness/test.h>
+#include <time/time.h>
 #include <lib/random.h>
 
 #include "cpu_test.h"

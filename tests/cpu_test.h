@@ -12,11 +12,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
 #include <asm/instructions.h>
 
 #define CPU_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)

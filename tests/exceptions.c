@@ -8,9 +8,9 @@
  * Fixups are not tested with RDMSR of a missing MSR: QEMU TCG returns 0 for
  * unknown MSRs instead of raising #GP (docs/emulators.md).
  */
-#include <trigos/test.h>
-#include <trigos/recovery.h>
-#include <trigos/memory.h>
+#include <harness/test.h>
+#include <harness/recovery.h>
+#include <mm/memory.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

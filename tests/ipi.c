@@ -10,13 +10,13 @@
  * pending are dropped, so every count here is a handshake - send one, wait
  * for the handler to count it, send the next.
  */
-#include <trigos/cpumask.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/watchdog.h>
+#include <smp/cpumask.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <harness/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The embedded symbol table, the command-line options and the machine checks. */
-#include <trigos/hypervisor.h>
-#include <trigos/machine.h>
-#include <trigos/options.h>
-#include <trigos/symbols.h>
-#include <trigos/test.h>
+#include <arch/hypervisor.h>
+#include <harness/machine.h>
+#include <boot/options.h>
+#include <console/symbols.h>
+#include <harness/test.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 

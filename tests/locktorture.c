@@ -18,14 +18,14 @@
  * Also here: bench_spinlock, the lock benchmarks (run only when named:
  * test=bench_spinlock).
  */
-#include <trigos/console.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/spinlock.h>
-#include <trigos/bench.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <console/console.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <sync/spinlock.h>
+#include <harness/bench.h>
+#include <harness/test.h>
+#include <time/time.h>
 #include <lib/format.h>
 #include <lib/random.h>
 #include <lib/string.h>

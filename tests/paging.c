@@ -4,9 +4,9 @@
  * page tables (paging_query) and by doing what must fault: a write to
  * kernel text, a jump into data, a touch of page 0 or of a guard page.
  */
-#include <trigos/test.h>
-#include <trigos/memory.h>
-#include <trigos/recovery.h>
+#include <harness/test.h>
+#include <mm/memory.h>
+#include <harness/recovery.h>
 #include <asm/extable.h>
 #include <asm/interrupts.h>
 

@@ -12,15 +12,15 @@
  * host scheduler's.  torture=long runs longer; seed=N fixes the operation
  * sequence (not the interleaving).
  */
-#include <trigos/cpumask.h>
-#include <trigos/irq.h>
-#include <trigos/memory.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/stop_machine.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <smp/cpumask.h>
+#include <smp/irq.h>
+#include <mm/memory.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <smp/stop_machine.h>
+#include <harness/test.h>
+#include <time/time.h>
 #include <lib/random.h>
 
 #include "cpu_test.h"

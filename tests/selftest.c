@@ -6,12 +6,12 @@
  * test=selftest_... and checks the verdict and the lines).  The runner
  * leaves selftest_* suites out unless test= names them.
  */
-#include <trigos/boot.h>
-#include <trigos/console.h>
-#include <trigos/irq.h>
-#include <trigos/memory.h>
-#include <trigos/panic.h>
-#include <trigos/test.h>
+#include <boot/boot.h>
+#include <console/console.h>
+#include <smp/irq.h>
+#include <mm/memory.h>
+#include <console/panic.h>
+#include <harness/test.h>
 #include <lib/string.h>
 
 static void passes(void)

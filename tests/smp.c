@@ -5,17 +5,17 @@
  * in its idle loop and a working LAPIC timer; the TSC agrees with a second
  * clock; the CPUs' TSCs agree with each other.
  */
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/symbols.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/tsc_sync.h>
-#include <trigos/watchdog.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <console/symbols.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <sync/trigger_backend.h>
+#include <time/tsc_sync.h>
+#include <harness/watchdog.h>
 #include <lib/clock_calibration.h>
 #include <lib/string.h>
 #include <asm/apic.h>

@@ -6,13 +6,13 @@
  * report hook instead of panicking), the long-spin report, and the MCS
  * queue nodes.  The random, all-CPU torture is tests/locktorture.c.
  */
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/spinlock.h>
-#include <trigos/symbols.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <sync/spinlock.h>
+#include <console/symbols.h>
+#include <harness/test.h>
+#include <time/time.h>
 #include <lib/string.h>
 #include "trigger_user_check.h"
 

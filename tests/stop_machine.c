@@ -7,15 +7,15 @@
  * from several at once, on every subset of the CPUs; where it could
  * deadlock it refuses, and a CPU that holds everyone up is named.
  */
-#include <trigos/cpumask.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/stop_machine.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
+#include <smp/cpumask.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <smp/stop_machine.h>
+#include <harness/test.h>
+#include <time/time.h>
 
 #include "cpu_test.h"
 #include "trigger_user_check.h"

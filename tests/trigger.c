@@ -10,17 +10,17 @@
  *    is tested (trigger_selection suite).
  * Stickiness is always visible as a "sticky" return in the counters.
  */
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include "trigger_test.h"
-#include <trigos/watchdog.h>
+#include <harness/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>

@@ -9,15 +9,15 @@
  * bring-up) assert on these counters, so this suite checks that they say
  * what happened, one situation at a time.
  */
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include "trigger_test.h"
-#include <trigos/watchdog.h>
+#include <harness/watchdog.h>
 
 #define MILLISECOND		1000000ull
 #define REMOTE_TIMEOUT_NS	(2000ull * MILLISECOND)

@@ -22,16 +22,16 @@
  * probe says so) there is nothing to prove: the cases skip; never under
  * Bochs, whose MWAIT sleeps.
  */
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/machine.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/watchdog.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <harness/machine.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <harness/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>

@@ -7,14 +7,14 @@
  * a test's kicks, and telling a lost wake-up from a late one.
  */
 
-#include <trigos/cpu.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/watchdog.h>
+#include <smp/cpu.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <harness/watchdog.h>
 
 #define TRIGGER_TEST_MS			1000000ull
 #define TRIGGER_TEST_REMOTE_TIMEOUT_NS	(2000ull * TRIGGER_TEST_MS)

@@ -30,15 +30,15 @@
  * without its fence goes wrong; the last case runs the kick and the
  * waiter's publish in lockstep for that.
  */
-#include <trigos/irq.h>
-#include <trigos/machine.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/watchdog.h>
+#include <smp/irq.h>
+#include <harness/machine.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <harness/watchdog.h>
 #include <asm/trigger_test.h>
 #include "trigger_test.h"
 

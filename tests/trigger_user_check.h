@@ -21,8 +21,8 @@
  *	trigger_user_check_end(&check)                         the last case
  */
 
-#include <trigos/test.h>
-#include <trigos/trigger_backend.h>
+#include <harness/test.h>
+#include <sync/trigger_backend.h>
 
 struct trigger_user_check {
 	const char *name;

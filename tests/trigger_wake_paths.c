@@ -5,16 +5,16 @@
  * NMI handler on the waiting CPU itself, between its re-check and its HLT
  * (trigger_halt.S), and a wake IPI whose send fails.
  */
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include "trigger_test.h"
-#include <trigos/watchdog.h>
+#include <harness/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 #include <asm/trigger_test.h>

@@ -6,10 +6,10 @@
  * the root table lists is checked once here so that each broken one is
  * reported at boot.
  */
-#include <trigos/acpi.h>
-#include <trigos/boot.h>
-#include <trigos/ktap.h>
-#include <trigos/acpi_register.h>
+#include <boot/acpi.h>
+#include <boot/boot.h>
+#include <harness/ktap.h>
+#include <arch/acpi_register.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

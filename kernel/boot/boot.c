@@ -4,12 +4,12 @@
  * from QEMU's -kernel.  Both parsers (kernel/lib) fill one struct boot_info;
  * everything later reads only that.
  */
-#include <trigos/boot.h>
-#include <trigos/console.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/version.h>
-#include <trigos/memory.h>
+#include <boot/boot.h>
+#include <console/console.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <boot/version.h>
+#include <mm/memory.h>
 #include <lib/format.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>

@@ -5,11 +5,11 @@
  * Only what the parsers already accepted, or at least located, is dumped:
  * the dump reads through the same kernel_physical_memory accessor.
  */
-#include <trigos/acpi.h>
-#include <trigos/boot.h>
-#include <trigos/firmware_dump.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
+#include <boot/acpi.h>
+#include <boot/boot.h>
+#include <boot/firmware_dump.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
 #include <asm/bios.h>
 #include <lib/bytes.h>
 #include <lib/mptable.h>

@@ -5,12 +5,12 @@
  * malformed word, an unknown key or a value its parser rejects is reported
  * as a KTAP note and the run goes on with the default.
  */
-#include <trigos/boot.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
-#include <trigos/test_runner.h>
-#include <trigos/trigger_backend.h>
+#include <boot/boot.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
+#include <harness/test_runner.h>
+#include <sync/trigger_backend.h>
 #include <lib/cmdline.h>
 
 extern const struct kernel_option *const __start_kernel_options[];

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/console_setup.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
-#include <trigos/screen_console.h>
-#include <trigos/serial.h>
+#include <console/console_setup.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
+#include <console/screen_console.h>
+#include <arch/serial.h>
 #include <lib/console_option.h>
 
 #define CONSOLE_CHOICES_MAX	8

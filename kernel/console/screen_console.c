@@ -17,13 +17,13 @@
  * console off, so that the report still reaches the other consoles
  * instead of recursing.  No lock is taken here, so nothing can deadlock.
  */
-#include <trigos/boot.h>
-#include <trigos/console.h>
-#include <trigos/cpu.h>
+#include <boot/boot.h>
+#include <console/console.h>
+#include <smp/cpu.h>
 #include <lib/font.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/screen_console.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <console/screen_console.h>
 #include <lib/format.h>
 #include <lib/framebuffer.h>
 #include <lib/string.h>

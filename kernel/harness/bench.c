@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/bench.h>
-#include <trigos/console.h>
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/machine.h>
-#include <trigos/smp.h>
-#include <trigos/test.h>
-#include <trigos/time.h>
-#include <trigos/trigger_backend.h>
+#include <harness/bench.h>
+#include <console/console.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <harness/machine.h>
+#include <smp/smp.h>
+#include <harness/test.h>
+#include <time/time.h>
+#include <sync/trigger_backend.h>
 #include <lib/format.h>
 #include <lib/statistics.h>
 #include <lib/string.h>

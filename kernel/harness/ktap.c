@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/console.h>
-#include <trigos/ktap.h>
+#include <console/console.h>
+#include <harness/ktap.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/console.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/machine.h>
-#include <trigos/options.h>
-#include <trigos/screen_console.h>
+#include <console/console.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <harness/machine.h>
+#include <boot/options.h>
+#include <console/screen_console.h>
 
 static enum exit_action exit_action = EXIT_ACTION_AUTO;
 static enum machine_told machine_told = MACHINE_TOLD_NOTHING;

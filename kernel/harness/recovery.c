@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Fault recovery contexts: the per-CPU nesting around the arch save/resume. */
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/recovery.h>
-#include <trigos/trigger_backend.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <harness/recovery.h>
+#include <sync/trigger_backend.h>
 
 long recovery_call(struct recovery_context *context, void (*function)(void *), void *argument)
 {

@@ -9,21 +9,21 @@
  * "not ok N case # ERROR <exception>"; either way the run goes on with the
  * next case.  Output is KTAP v1 as docs/ktap.md shows it.
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
+#include <console/console.h>
+#include <smp/cpu.h>
 #include <asm/interrupts.h>
-#include <trigos/ktap.h>
-#include <trigos/panic.h>
-#include <trigos/recovery.h>
-#include <trigos/test.h>
-#include <trigos/test_runner.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/watchdog.h>
+#include <harness/ktap.h>
+#include <console/panic.h>
+#include <harness/recovery.h>
+#include <harness/test.h>
+#include <harness/test_runner.h>
+#include <sync/trigger_backend.h>
+#include <harness/watchdog.h>
 #include <lib/format.h>
 #include <lib/case_selection.h>
 #include <lib/random.h>
 #include <lib/string.h>
-#include <trigos/options.h>
+#include <boot/options.h>
 #include <asm/entropy.h>
 
 extern const struct test_suite *const __start_test_suites[];

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/watchdog.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <harness/watchdog.h>
 
 #define WATCHDOG_TICK_NS	(100ull * 1000 * 1000)	/* 10 checks a second */
 

@@ -2,7 +2,7 @@
 #ifndef TRIGOS_LIB_EXPECT_COMPARE_H
 #define TRIGOS_LIB_EXPECT_COMPARE_H
 /*
- * The comparisons behind EXPECT_STR*() and EXPECT_MEMEQ() (trigos/test.h),
+ * The comparisons behind EXPECT_STR*() and EXPECT_MEMEQ() (harness/test.h),
  * shared by the kernel's runner and the host runner of make check, so that a
  * string expectation means the same in both.
  */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* From the memory map to the page allocator and the final page tables. */
-#include <trigos/boot.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/memory_setup.h>
-#include <trigos/screen_console.h>
+#include <boot/boot.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <mm/memory_setup.h>
+#include <console/screen_console.h>
 
 extern char __kernel_start[], __kernel_end[];
 

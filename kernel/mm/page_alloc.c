@@ -9,8 +9,8 @@
  * so the kernel, the boot information and every module are cut out of the
  * free ranges before the first page is handed out.
  */
-#include <trigos/memory.h>
-#include <trigos/spinlock.h>
+#include <mm/memory.h>
+#include <sync/spinlock.h>
 #include <lib/string.h>
 
 #define MAX_FREE_RANGES		(BOOT_INFO_MAX_MEMORY_REGIONS + 32)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/cpu.h>
+#include <smp/cpu.h>
 
 struct cpu cpus[MAX_CPUS];
 

@@ -3,9 +3,9 @@
  * Per-CPU interrupt-disable nesting (irq.h).  The counting is inline in
  * irq.h; this file holds the counters and the report of a bad undo.
  */
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/symbols.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <console/symbols.h>
 
 struct irq_nesting irq_nesting[MAX_CPUS];
 

@@ -3,17 +3,17 @@
  * CPU discovery, the AP side of bring-up, the idle loop and the minimal
  * cross-CPU work slot.
  */
-#include <trigos/acpi.h>
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
-#include <trigos/panic.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <boot/acpi.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
+#include <console/panic.h>
+#include <smp/smp.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include <asm/apic.h>
 
 struct smp_summary smp_summary;

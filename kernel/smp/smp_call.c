@@ -11,17 +11,17 @@
  * the owner does so with interrupts disabled, so an interrupt handler on the
  * same CPU cannot take one in the middle.
  */
-#include <trigos/cpu.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/symbols.h>
-#include <trigos/time.h>
+#include <smp/cpu.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <console/symbols.h>
+#include <time/time.h>
 
 #define CSD_FLAG_PENDING	(1u << 0)	/* queued or running: not to be reused */
 #define CSD_FLAG_WAIT		(1u << 1)	/* the caller waits for it (reports only) */

@@ -3,16 +3,16 @@
  * stop_machine (stop_machine.h): the state machine every online CPU steps
  * through, driven by an acknowledgement counter.
  */
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/spinlock.h>
-#include <trigos/stop_machine.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/time.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <sync/spinlock.h>
+#include <smp/stop_machine.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <time/time.h>
 #include <lib/format.h>
 
 enum stop_machine_state {

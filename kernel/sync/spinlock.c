@@ -5,15 +5,15 @@
  * The lock functions are out of line so that __builtin_return_address(0)
  * is the caller's call site: that is the address a report names.
  */
-#include <trigos/cpu.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
-#include <trigos/panic.h>
-#include <trigos/spinlock.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
-#include <trigos/symbols.h>
-#include <trigos/time.h>
+#include <smp/cpu.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
+#include <console/panic.h>
+#include <sync/spinlock.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
+#include <console/symbols.h>
+#include <time/time.h>
 #include <lib/format.h>
 
 #define caller_address() ((uint64_t)__builtin_return_address(0))

@@ -17,15 +17,15 @@
  * That the wake-up itself cannot be lost on its way to the halt is the
  * architecture's part (x86: trigger_wake.c, trigger_halt.S).
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/cpumask.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/panic.h>
-#include <trigos/symbols.h>
-#include <trigos/time.h>
-#include <trigos/trigger_core.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <smp/cpumask.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <console/panic.h>
+#include <console/symbols.h>
+#include <time/time.h>
+#include <sync/trigger_core.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

@@ -7,12 +7,12 @@
  * test_drop_kick=; tests/matrix.cfg has a section for each that expects
  * the failure).  Never for real runs.
  */
-#include <trigos/options.h>
-#include <trigos/smp.h>
-#include <trigos/smp_call.h>
-#include <trigos/spinlock.h>
-#include <trigos/stop_machine.h>
-#include <trigos/trigger_backend.h>
+#include <boot/options.h>
+#include <smp/smp.h>
+#include <smp/smp_call.h>
+#include <sync/spinlock.h>
+#include <smp/stop_machine.h>
+#include <sync/trigger_backend.h>
 
 static bool parse_trigger(const struct cmdline_word *word, const char **error)
 {

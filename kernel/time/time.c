@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/time.h>
+#include <time/time.h>
 #include <asm/instructions.h>
 
 #define UNCALIBRATED_HZ 3000000000ull

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/cpu.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/watchdog.h>
+#include <smp/cpu.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <harness/watchdog.h>
 
 static void (*tick_hook)(void);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <stddef.h>
-#include <trigos/ktap.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
-#include <trigos/tsc_sync.h>
+#include <harness/ktap.h>
+#include <smp/smp.h>
+#include <time/time.h>
+#include <time/tsc_sync.h>
 
 /*
  * Bounded by time, not rounds: with more vCPUs than host CPUs a lock

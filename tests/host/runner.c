@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/case_selection.h>
 #include <lib/ktap_writer.h>
 #include <lib/random.h>

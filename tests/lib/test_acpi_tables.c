@@ -9,7 +9,7 @@
  * physical address live in a fake physical memory behind a bounds-checking
  * map callback; it too ends at the end of its array.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 
 #include <lib/acpi_tables.h>
 #include <lib/string.h>

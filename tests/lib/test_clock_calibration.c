@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/cmdline.h>
 #include <lib/string.h>
 

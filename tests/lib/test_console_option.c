@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Tests for kernel/lib/console_option.c. */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/console_option.h>
 #include <lib/string.h>
 

@@ -4,7 +4,7 @@
  * memory expectations of both runners.  They call the functions themselves:
  * an EXPECT_STREQ() that compared wrongly could not be trusted to say so.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/expect_compare.h>
 
 static void null_equals_only_null_and_sorts_first(void)

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

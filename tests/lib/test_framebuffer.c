@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Tests for kernel/lib/framebuffer.c, drawing into a buffer. */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/framebuffer.h>
 #include <lib/string.h>
 

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/glob.h>
 #include <lib/string.h>
 

@@ -4,7 +4,7 @@
  * lines both runners print (tools/ktap, tests/matrix.cfg and Linux's
  * kunit.py parse them) and the rule that picks the cases they run.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/case_selection.h>
 #include <lib/ktap_writer.h>
 #include <lib/string.h>

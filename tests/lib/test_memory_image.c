@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Tests for kernel/lib/memory_image.c. */
-#include <trigos/test.h>
+#include <harness/test.h>
 
 #include <lib/memory_image.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/memory_map.h>
 
 static void sort_orders_by_base_and_keeps_contents(void)

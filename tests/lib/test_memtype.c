@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/memtype.h>
 #include <lib/string.h>
 

@@ -9,7 +9,7 @@
  * each of its segments at the end of an array, so that under
  * AddressSanitizer a read past what was handed over is caught.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 
 #include <lib/mptable.h>
 #include <lib/string.h>

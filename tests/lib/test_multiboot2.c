@@ -7,7 +7,7 @@
  * caught as a global buffer overflow.  Large objects are static to keep
  * them off the kernel's stack when these tests run at boot.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 
 #include <lib/boot_info.h>
 #include <lib/multiboot2.h>

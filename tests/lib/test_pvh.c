@@ -8,7 +8,7 @@
  * and the fake memory ends at the end of its array, so that under
  * AddressSanitizer a read past what was handed over is caught.
  */
-#include <trigos/test.h>
+#include <harness/test.h>
 
 #include <lib/boot_info.h>
 #include <lib/pvh.h>

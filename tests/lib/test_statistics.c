@@ -2,7 +2,7 @@
 /* Tests for kernel/lib/statistics.c. */
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/statistics.h>
 #include <lib/random.h>
 

@@ -11,7 +11,7 @@
  */
 #include <stdint.h>
 
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/string.h>
 
 #define GUARD		0xa5

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Tests for kernel/lib/text_grid.c. */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/string.h>
 #include <lib/text_grid.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Tests for kernel/lib/verdict.c: the words and codes the host tools read. */
-#include <trigos/test.h>
+#include <harness/test.h>
 #include <lib/string.h>
 #include <lib/verdict.h>
 

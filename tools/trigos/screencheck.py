@@ -5,7 +5,7 @@
 Usage: tools/screencheck [--expect PASS|FAIL|CRASH] FILE.ppm
 
 At the end of a run the kernel fills the bottom third of the screen with a
-banner of one colour (kernel/include/trigos/screen_console.h: PASS green 00a000,
+banner of one colour (kernel/include/console/screen_console.h: PASS green 00a000,
 FAIL red d00000, CRASH magenta b000b0) and writes the verdict and the counts
 on it in white.  QEMU's screendump writes a binary PPM (P6, maxval 255).
 The banner is found when its colour fills at least half of a line over at

@@ -10,12 +10,12 @@
  * register instead, which is left out: the caller then halts.  PM1x_CNT
  * may be an I/O port or, through its X_ GAS, memory (acpi_register.c).
  */
-#include <trigos/acpi.h>
-#include <trigos/acpi_register.h>
-#include <trigos/console.h>
-#include <trigos/machine.h>
-#include <trigos/serial.h>
-#include <trigos/time.h>
+#include <boot/acpi.h>
+#include <arch/acpi_register.h>
+#include <console/console.h>
+#include <harness/machine.h>
+#include <arch/serial.h>
+#include <time/time.h>
 #include <lib/acpi_tables.h>
 #include <asm/bios.h>
 #include <asm/instructions.h>

@@ -10,8 +10,8 @@
  * offset's low two bits), which covers the first 256 bytes of a function;
  * a register beyond that would need the MCFG's ECAM window and is refused.
  */
-#include <trigos/acpi_register.h>
-#include <trigos/memory.h>
+#include <arch/acpi_register.h>
+#include <mm/memory.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 

@@ -4,8 +4,8 @@
  * once hypervisor.c has confirmed QEMU: on real hardware port 0xe9 may belong
  * to something else, and writing it blindly is not harmless.
  */
-#include <trigos/console.h>
-#include <trigos/serial.h>
+#include <console/console.h>
+#include <arch/serial.h>
 #include <asm/instructions.h>
 
 #define DEBUGCON_PORT 0xe9

@@ -8,11 +8,11 @@
  *     the case ends as "not ok ... # ERROR" and the run goes on;
  *  3. otherwise the dump goes out and the kernel panics.
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/panic.h>
-#include <trigos/recovery.h>
-#include <trigos/symbols.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <console/panic.h>
+#include <harness/recovery.h>
+#include <console/symbols.h>
 #include <lib/format.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>

@@ -11,8 +11,8 @@
  * Also the ranges the page allocator must never hand out, even where a
  * memory map calls them available: page 0 (IVT and BDA) and the EBDA.
  */
-#include <trigos/memory.h>
-#include <trigos/memory_setup.h>
+#include <mm/memory.h>
+#include <mm/memory_setup.h>
 #include <asm/bios.h>
 
 #define BDA_EBDA_SEGMENT	0x40e

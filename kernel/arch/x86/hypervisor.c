@@ -11,10 +11,10 @@
  * v7.2.0).  Ports are touched only after CPUID reports a hypervisor:
  * on bare metal 0x510 may belong to an unrelated device.
  */
-#include <trigos/bench.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/options.h>
+#include <harness/bench.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <boot/options.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 

@@ -7,8 +7,8 @@
  * #DF, NMI and #MC run on IST stacks: they can arrive when the current stack
  * is unusable (an overflow into a guard page) or in the middle of anything.
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
+#include <console/console.h>
+#include <smp/cpu.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

@@ -9,13 +9,13 @@
  * live in one place.  The mode (xAPIC or x2APIC) is the one lapic.c chose
  * for every CPU.
  */
-#include <trigos/cpu.h>
-#include <trigos/ipi.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
+#include <smp/cpu.h>
+#include <arch/ipi.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <smp/smp.h>
+#include <time/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

@@ -4,15 +4,15 @@
  * page, x2APIC through MSRs 0x800 + (offset >> 4) (12.12.1.2), one set of
  * functions over both.
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/smp.h>
-#include <trigos/timer.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/panic.h>
-#include <trigos/time.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <smp/smp.h>
+#include <time/timer.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <console/panic.h>
+#include <time/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

@@ -11,13 +11,13 @@
  * MTRRs alike on all CPUs (12.11.8), and this is where it shows if it did
  * not; CR0 is per CPU too, and INIT leaves its CD as it was (asm/boot.h).
  */
-#include <trigos/boot.h>
-#include <trigos/cpu.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/memtype_check.h>
-#include <trigos/options.h>
-#include <trigos/smp.h>
+#include <boot/boot.h>
+#include <smp/cpu.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <arch/memtype_check.h>
+#include <boot/options.h>
+#include <smp/smp.h>
 #include <lib/format.h>
 #include <lib/string.h>
 #include <asm/boot.h>

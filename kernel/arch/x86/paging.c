@@ -18,9 +18,9 @@
  * The tables are allocated while the boot map is live, lowest pages first,
  * so they lie below 4 GiB where the boot map reaches them.
  */
-#include <trigos/memory.h>
-#include <trigos/panic.h>
-#include <trigos/spinlock.h>
+#include <mm/memory.h>
+#include <console/panic.h>
+#include <sync/spinlock.h>
 #include <lib/string.h>
 #include <asm/instructions.h>
 #include <asm/paging.h>

@@ -9,9 +9,9 @@
  * but after a UEFI boot nothing legacy is assumed: the MADT's PCAT_COMPAT
  * flag (ACPI 6.5, 5.2.12) says whether the pair exists.
  */
-#include <trigos/acpi.h>
-#include <trigos/boot.h>
-#include <trigos/ktap.h>
+#include <boot/acpi.h>
+#include <boot/boot.h>
+#include <harness/ktap.h>
 #include <lib/bytes.h>
 #include <asm/instructions.h>
 #include <asm/pic.h>

@@ -12,15 +12,15 @@
  * Halting stops the other CPUs with an NMI, whose handler halts with NMIs
  * blocked (SDM 3A, 6.7.1: until IRET), then the caller.
  */
-#include <trigos/acpi.h>
-#include <trigos/acpi_register.h>
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/ipi.h>
-#include <trigos/machine.h>
-#include <trigos/serial.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
+#include <boot/acpi.h>
+#include <arch/acpi_register.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <arch/ipi.h>
+#include <harness/machine.h>
+#include <arch/serial.h>
+#include <smp/smp.h>
+#include <time/time.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 

@@ -8,8 +8,8 @@
  * writes the scratch register and uses the loopback mode (register layout
  * from the PC16550D data sheet), and every wait is bounded.
  */
-#include <trigos/console.h>
-#include <trigos/serial.h>
+#include <console/console.h>
+#include <arch/serial.h>
 #include <asm/instructions.h>
 
 /* The legacy ISA addresses of COM1-COM4 (what firmware and Linux assume). */

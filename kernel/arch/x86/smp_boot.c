@@ -21,15 +21,15 @@
  * Either way all APs get each IPI before any wait, so they come up in
  * parallel.
  */
-#include <trigos/boot.h>
-#include <trigos/cpu.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/memory.h>
-#include <trigos/options.h>
-#include <trigos/panic.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
+#include <boot/boot.h>
+#include <smp/cpu.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <mm/memory.h>
+#include <boot/options.h>
+#include <console/panic.h>
+#include <smp/smp.h>
+#include <time/time.h>
 #include <lib/mptable.h>
 #include <lib/format.h>
 #include <lib/string.h>

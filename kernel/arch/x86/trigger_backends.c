@@ -4,15 +4,15 @@
  * with interrupts disabled (trigger_reset() disabled them); it enables them
  * only while it sleeps, and only if they were enabled at the reset.
  */
-#include <trigos/cpu.h>
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
-#include <trigos/memtype_check.h>
-#include <trigos/smp.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
-#include <trigos/watchdog.h>
+#include <smp/cpu.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
+#include <arch/memtype_check.h>
+#include <smp/smp.h>
+#include <time/time.h>
+#include <time/timer.h>
+#include <harness/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/extable.h>

@@ -21,15 +21,15 @@
  *     LAPIC one-shot with the interrupt break bounds an interrupts-off
  *     MWAITX instead (mwaitx-timer).
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/ktap.h>
-#include <trigos/machine.h>
-#include <trigos/memory.h>
-#include <trigos/options.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <harness/ktap.h>
+#include <harness/machine.h>
+#include <mm/memory.h>
+#include <boot/options.h>
 #include <stddef.h>
-#include <trigos/time.h>
-#include <trigos/timer.h>
+#include <time/time.h>
+#include <time/timer.h>
 #include <asm/instructions.h>
 #include <asm/paging.h>
 

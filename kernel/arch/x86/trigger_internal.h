@@ -5,12 +5,12 @@
  * Between the x86 trigger files: the backends (trigger_backends.c), the
  * halts (trigger_halt.S), the wake-ups and the NMI handler (trigger_wake.c)
  * and the Bochs workarounds (trigger_bochs.c).  What they share with the
- * core (kernel/sync/trigger.c) is in trigos/trigger_core.h.
+ * core (kernel/sync/trigger.c) is in sync/trigger_core.h.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigos/trigger_core.h>
+#include <sync/trigger_core.h>
 #include <asm/trigger_test.h>
 
 /* Shared knobs, set by trigger_boot_init(). */

@@ -18,11 +18,11 @@
  * below, both halts being marked windows (trigger_halt.S).  A wake IPI or
  * NMI that cannot be sent is retried once, then reported (send_wake()).
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/hypervisor.h>
-#include <trigos/ktap.h>
-#include <trigos/smp.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <arch/hypervisor.h>
+#include <harness/ktap.h>
+#include <smp/smp.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>

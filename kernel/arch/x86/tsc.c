@@ -20,16 +20,16 @@
  * the run says so in a WARNING and is marked unreliable (time.h), and its
  * benchmarks refuse their time figures (kernel/harness/bench.c).
  */
-#include <trigos/acpi.h>
-#include <trigos/hypervisor.h>
-#include <trigos/irq.h>
-#include <trigos/ktap.h>
+#include <boot/acpi.h>
+#include <arch/hypervisor.h>
+#include <smp/irq.h>
+#include <harness/ktap.h>
 #include <lib/format.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>
-#include <trigos/memory.h>
-#include <trigos/options.h>
-#include <trigos/time.h>
+#include <mm/memory.h>
+#include <boot/options.h>
+#include <time/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>
 

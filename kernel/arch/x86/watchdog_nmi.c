@@ -4,12 +4,12 @@
  * was and, inside a test case, resumes the case's recovery context with a
  * timeout code, through IRETQ (which also ends NMI blocking).
  */
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/panic.h>
-#include <trigos/recovery.h>
-#include <trigos/symbols.h>
-#include <trigos/watchdog.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <console/panic.h>
+#include <harness/recovery.h>
+#include <console/symbols.h>
+#include <harness/watchdog.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
 

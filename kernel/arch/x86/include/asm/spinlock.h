@@ -2,7 +2,7 @@
 #ifndef TRIGOS_ASM_SPINLOCK_H
 #define TRIGOS_ASM_SPINLOCK_H
 /*
- * The x86 instructions the spinlocks are built on; kernel/include/trigos/spinlock.h
+ * The x86 instructions the spinlocks are built on; kernel/include/sync/spinlock.h
  * lists the hooks and has a generic fallback for each.
  *
  * Every read-modify-write here is locked: LOCK XADD and LOCK CMPXCHG by

@@ -6,7 +6,7 @@
  * NMIs whose ICR write failed, the halt windows of trigger_halt.S, the
  * MONITOR backends' store-only mode and the Bochs 2.7 workarounds.  The
  * arch-neutral test hooks (test_break=, the publish-and-recheck half of the
- * protocol, trigger_cpu_entered_wait()) are in trigos/trigger_backend.h.
+ * protocol, trigger_cpu_entered_wait()) are in sync/trigger_backend.h.
  * Implemented in kernel/arch/x86/trigger_wake.c, trigger_backends.c and
  * trigger_bochs.c; used by the trigger suites under tests/.
  */

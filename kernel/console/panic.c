@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include <trigos/console.h>
-#include <trigos/cpu.h>
-#include <trigos/ktap.h>
-#include <trigos/machine.h>
-#include <trigos/panic.h>
-#include <trigos/test_runner.h>
+#include <console/console.h>
+#include <smp/cpu.h>
+#include <harness/ktap.h>
+#include <harness/machine.h>
+#include <console/panic.h>
+#include <harness/test_runner.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 

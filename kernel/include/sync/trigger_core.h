@@ -15,8 +15,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigos/trigger.h>
-#include <trigos/trigger_backend.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 
 /* One CPU's wait sequence on one trigger: between reset and finish. */
 struct trigger_wait_state {

@@ -20,8 +20,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigos/cpu.h>
-#include <trigos/smp.h>
+#include <smp/cpu.h>
+#include <smp/smp.h>
 
 #define CPUMASK_WORD_BITS	64u
 #define CPUMASK_WORDS		((MAX_CPUS + CPUMASK_WORD_BITS - 1) / CPUMASK_WORD_BITS)

@@ -3,7 +3,7 @@
 #define TRIGOS_MEMORY_SETUP_H
 
 #include <stddef.h>
-#include <trigos/memory.h>
+#include <mm/memory.h>
 
 /** memory_init - page allocator (with every reservation), then the final page tables */
 void memory_init(void);

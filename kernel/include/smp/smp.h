@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <trigos/cpu.h>
+#include <smp/cpu.h>
 
 enum cpu_discovery {
 	CPU_DISCOVERY_NONE,		/* nothing found: the BSP alone */

@@ -21,7 +21,7 @@
  */
 
 #include <stdbool.h>
-#include <trigos/cpu.h>
+#include <smp/cpu.h>
 #include <asm/irqflags.h>
 
 /**
