@@ -13,6 +13,7 @@
 #include <smp/irq.h>
 #include <harness/ktap.h>
 #include <harness/machine.h>
+#include <console/panic.h>
 #include <arch/memtype_check.h>
 #include <mm/memory_setup.h>
 #include <boot/options.h>
@@ -36,6 +37,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	enum verdict verdict;
 	unsigned int suites;
 
+	panic_set_end_of_run(machine_end_crashed_run);	/* a panic ends the run as a crash */
 	time_mark_boot();				/* TSC at kernel entry */
 	cpu_early_init();				/* this_cpu() works from here */
 	serial_console_init();				/* COM1, if a UART answers */
@@ -45,6 +47,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	if (running_under_qemu())
 		debugcon_console_init();		/* port 0xe9 too */
 	boot_options_init();				/* loader + fw_cfg command line */
+	test_choose_seed();				/* seed=, or one from the TSC */
 	machine_identify();				/* QEMU by evidence, Bochs if told */
 	console_setup();				/* console=: COM1-4, the screen */
 	suites = test_select(kernel_options.test,	/* test=GLOB, bench=GLOB */

@@ -7,7 +7,7 @@
 #include <boot/boot.h>
 #include <console/console.h>
 #include <arch/hypervisor.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <boot/version.h>
 #include <mm/memory.h>
 #include <lib/format.h>

@@ -7,9 +7,8 @@
  */
 #include <boot/boot.h>
 #include <arch/hypervisor.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <boot/options.h>
-#include <harness/test_runner.h>
 #include <sync/trigger_backend.h>
 #include <lib/cmdline.h>
 
@@ -128,5 +127,4 @@ void boot_options_init(void)
 			options_parse(fw_cfg_cmdline, "fw_cfg command line");
 		}
 	}
-	test_choose_seed();
 }

@@ -21,8 +21,9 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <lib/font.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <mm/memory.h>
+#include <mm/memory_setup.h>
 #include <console/screen_console.h>
 #include <lib/format.h>
 #include <lib/framebuffer.h>
@@ -225,6 +226,7 @@ bool screen_console_init(void)
 		ktap_note("screen: the framebuffer at 0x%llx is above 4 GiB; the screen console "
 			  "starts once the final page tables are up", (unsigned long long)info->address);
 		deferred = true;
+		memory_when_mapped(screen_console_late_init);
 		return true;
 	}
 	return start();

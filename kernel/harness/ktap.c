@@ -1,20 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <console/console.h>
 #include <harness/ktap.h>
-#include <lib/format.h>
-#include <lib/string.h>
-
-/*
- * Notes kept before the header or while held: one after the other, each
- * with its NUL, as many as fit (a boot keeps about 20; a machine whose
- * CPUs fail to start adds one each).
- */
-#define KEPT_BYTES		16384
-
-static char kept_text[KEPT_BYTES];
-static unsigned int kept_used, dropped_count;
-static bool header_printed, holding;
-static unsigned int indent_level;
 
 static void print_on_console(void *context, const char *text)
 {
@@ -22,77 +8,6 @@ static void print_on_console(void *context, const char *text)
 }
 
 const struct ktap_writer ktap_console = { .print = print_on_console };
-
-void ktap_set_indent(unsigned int level)
-{
-	indent_level = level;
-}
-
-bool ktap_header_printed(void)
-{
-	return header_printed;
-}
-
-/* While held, an AP may note something too: each reserves its own bytes. */
-static bool keep(const char *line)
-{
-	unsigned int length = (unsigned int)strlen(line) + 1;
-	unsigned int at = __atomic_load_n(&kept_used, __ATOMIC_RELAXED);
-
-	do {
-		if (at + length > KEPT_BYTES)
-			return false;
-	} while (!__atomic_compare_exchange_n(&kept_used, &at, at + length, false,
-					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-	memcpy(&kept_text[at], line, length);
-	return true;
-}
-
-void ktap_note(const char *format, ...)
-{
-	char line[CONSOLE_LINE_MAX - 4];
-	va_list args;
-
-	va_start(args, format);
-	vsnprintf(line, sizeof(line), format, args);
-	va_end(args);
-	if (header_printed && !__atomic_load_n(&holding, __ATOMIC_ACQUIRE)) {
-		kprintf("%*s# %s\n", (int)(indent_level * 4), "", line);
-		return;
-	}
-	if (keep(line))
-		return;
-	if (!header_printed) {
-		__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	/* Held, and no room left (dump=, many CPUs failing): better late than lost. */
-	ktap_flush_notes();
-	kprintf("# %s\n", line);
-}
-
-void ktap_flush_notes(void)
-{
-	unsigned int used = __atomic_exchange_n(&kept_used, 0, __ATOMIC_ACQ_REL);
-
-	for (unsigned int at = 0; at < used; at += (unsigned int)strlen(&kept_text[at]) + 1)
-		kprintf("# %s\n", &kept_text[at]);
-	if (dropped_count)
-		kprintf("# (%u more boot notes were dropped)\n", dropped_count);
-	dropped_count = 0;
-}
-
-void ktap_hold_notes(void)
-{
-	__atomic_store_n(&holding, true, __ATOMIC_RELEASE);
-}
-
-void ktap_release_notes(void)
-{
-	__atomic_store_n(&holding, false, __ATOMIC_RELEASE);
-	if (header_printed)
-		ktap_flush_notes();
-}
 
 void ktap_header(unsigned int suite_count)
 {
@@ -103,7 +18,5 @@ void ktap_header(unsigned int suite_count)
 	 */
 	kprintf("\n");
 	ktap_write_header(&ktap_console, suite_count);
-	header_printed = true;
-	if (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
-		ktap_flush_notes();
+	ktap_log_header_printed();
 }

@@ -3,6 +3,8 @@
 #include <arch/hypervisor.h>
 #include <harness/ktap.h>
 #include <harness/machine.h>
+#include <harness/test_runner.h>
+#include <console/panic.h>
 #include <boot/options.h>
 #include <console/screen_console.h>
 
@@ -160,6 +162,14 @@ static void __attribute__((noreturn)) leave_machine(enum verdict verdict)
 		break;
 	}
 	arch_halt_forever();
+}
+
+void machine_end_crashed_run(void)
+{
+	char progress[96];
+
+	test_describe_progress(progress, sizeof(progress));
+	machine_end_run(VERDICT_CRASH, progress);
 }
 
 void machine_end_run(enum verdict verdict, const char *detail)

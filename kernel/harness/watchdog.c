@@ -45,6 +45,7 @@ void watchdog_init(void)
 {
 	int candidate = -1;
 
+	timer_set_tick_watcher(watchdog_tick);
 	if (timeout_seconds == 0) {
 		ktap_note("watchdog: off (watchdog=0)");
 		return;

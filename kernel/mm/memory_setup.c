@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 /* From the memory map to the page allocator and the final page tables. */
 #include <boot/boot.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <mm/memory.h>
 #include <mm/memory_setup.h>
-#include <console/screen_console.h>
 
 extern char __kernel_start[], __kernel_end[];
 
 #define RESERVED_MAX (BOOT_INFO_MAX_MODULES + 8)
+
+static void (*when_mapped)(void);
+
+void memory_when_mapped(void (*hook)(void))
+{
+	when_mapped = hook;
+}
 
 void memory_init(void)
 {
@@ -35,7 +41,8 @@ void memory_init(void)
 	page_allocator_init(&boot_info, reserved, count);
 	page_allocator_stats(&stats);
 	paging_init(&boot_info);
-	screen_console_late_init();	/* a framebuffer above 4 GiB is reachable now */
+	if (when_mapped)
+		when_mapped();	/* a framebuffer above 4 GiB is reachable now */
 	ktap_note("memory: %llu MiB in %zu free ranges, %llu KiB reserved for the kernel and boot data",
 		  (unsigned long long)(stats.total_pages * PAGE_SIZE >> 20), stats.range_count,
 		  (unsigned long long)(stats.reserved_bytes >> 10));

@@ -4,7 +4,7 @@
  * irq.h; this file holds the counters and the report of a bad undo.
  */
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <console/symbols.h>
 
 struct irq_nesting irq_nesting[MAX_CPUS];

@@ -6,7 +6,7 @@
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <boot/options.h>
 #include <console/panic.h>
 #include <smp/smp.h>

@@ -14,7 +14,7 @@
 #include <smp/cpu.h>
 #include <arch/ipi.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <mm/memory.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>

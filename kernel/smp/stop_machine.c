@@ -5,7 +5,7 @@
  */
 #include <smp/cpu.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <sync/spinlock.h>

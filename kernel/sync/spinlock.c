@@ -6,7 +6,7 @@
  * is the caller's call site: that is the address a report names.
  */
 #include <smp/cpu.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <boot/options.h>
 #include <console/panic.h>
 #include <sync/spinlock.h>

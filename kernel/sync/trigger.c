@@ -21,7 +21,7 @@
 #include <smp/cpu.h>
 #include <smp/cpumask.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <console/panic.h>
 #include <console/symbols.h>
 #include <time/time.h>

@@ -2,9 +2,10 @@
 #include <smp/cpu.h>
 #include <time/time.h>
 #include <time/timer.h>
-#include <harness/watchdog.h>
 
 static void (*tick_hook)(void);
+/* Called after the tick hook on every tick: the harness's watchdog registers itself. */
+static void (*tick_watcher)(void);
 
 void timer_calibrate(void)
 {
@@ -14,6 +15,11 @@ void timer_calibrate(void)
 void timer_set_tick_hook(void (*hook)(void))
 {
 	__atomic_store_n(&tick_hook, hook, __ATOMIC_RELEASE);
+}
+
+void timer_set_tick_watcher(void (*watcher)(void))
+{
+	__atomic_store_n(&tick_watcher, watcher, __ATOMIC_RELEASE);
 }
 
 /* The pending one-shot of each CPU, in TSC cycles; 0: none (or periodic). */
@@ -56,11 +62,13 @@ void timer_stop(void)
 void timer_tick(void)
 {
 	void (*hook)(void) = __atomic_load_n(&tick_hook, __ATOMIC_ACQUIRE);
+	void (*watcher)(void) = __atomic_load_n(&tick_watcher, __ATOMIC_ACQUIRE);
 
 	if (!periodic[cpu_id()])
 		oneshot_due[cpu_id()] = 0;
 	this_cpu()->timer_ticks++;
 	if (hook)
 		hook();
-	watchdog_tick();
+	if (watcher)
+		watcher();
 }

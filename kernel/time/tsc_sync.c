@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stddef.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <time/tsc_sync.h>

@@ -13,7 +13,7 @@
  */
 #include <harness/bench.h>
 #include <arch/hypervisor.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <boot/options.h>
 #include <lib/string.h>
 #include <asm/instructions.h>

@@ -9,7 +9,7 @@
 #include <smp/irq.h>
 #include <smp/smp.h>
 #include <time/timer.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <mm/memory.h>
 #include <console/panic.h>
 #include <time/time.h>

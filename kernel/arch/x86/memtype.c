@@ -14,7 +14,7 @@
 #include <boot/boot.h>
 #include <smp/cpu.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <arch/memtype_check.h>
 #include <boot/options.h>
 #include <smp/smp.h>

@@ -18,6 +18,7 @@
 #include <smp/cpu.h>
 #include <arch/ipi.h>
 #include <harness/machine.h>
+#include <console/panic.h>
 #include <arch/serial.h>
 #include <smp/smp.h>
 #include <time/time.h>

@@ -24,7 +24,7 @@
 #include <boot/boot.h>
 #include <smp/cpu.h>
 #include <arch/hypervisor.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <mm/memory.h>
 #include <boot/options.h>
 #include <console/panic.h>

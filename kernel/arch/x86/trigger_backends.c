@@ -7,7 +7,7 @@
 #include <smp/cpu.h>
 #include <arch/hypervisor.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <arch/memtype_check.h>
 #include <smp/smp.h>
 #include <time/time.h>

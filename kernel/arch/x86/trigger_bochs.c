@@ -23,7 +23,7 @@
  */
 #include <console/console.h>
 #include <smp/cpu.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <harness/machine.h>
 #include <mm/memory.h>
 #include <boot/options.h>

@@ -21,7 +21,7 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <arch/hypervisor.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <smp/smp.h>
 #include <lib/string.h>
 #include <asm/apic.h>

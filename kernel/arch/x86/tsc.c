@@ -23,7 +23,7 @@
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
 #include <smp/irq.h>
-#include <harness/ktap.h>
+#include <console/log.h>
 #include <lib/format.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>

@@ -73,6 +73,12 @@ void machine_identify(void);
  */
 void machine_end_run(enum verdict verdict, const char *detail) __attribute__((noreturn));
 
+/**
+ * machine_end_crashed_run - end a run that panicked: "# RESULT: CRASH" with
+ * what the test runner was doing (panic_end() calls it; kmain() registers it)
+ */
+void machine_end_crashed_run(void) __attribute__((noreturn));
+
 /** machine_set_exit_action - as if exit= had said @action (a test puts it back) */
 void machine_set_exit_action(enum exit_action action);
 
@@ -89,7 +95,6 @@ void arch_bochs_shutdown(void);
  */
 bool arch_acpi_poweroff(bool announce_steps);
 void arch_reboot(void) __attribute__((noreturn));
-void arch_halt_forever(void) __attribute__((noreturn));
 /* Stop every other online CPU (NMI into a halt loop) and say how many stopped. */
 void arch_halt_other_cpus(void);
 

@@ -17,6 +17,13 @@ void timer_tick(void);
 /** timer_set_tick_hook - test only: call @hook from every timer interrupt (NULL: none) */
 void timer_set_tick_hook(void (*hook)(void));
 
+/**
+ * timer_set_tick_watcher - call @watcher from every timer interrupt, after
+ * the test hook: how the harness's watchdog (watchdog_init()) sees the time
+ * pass without kernel/time knowing of it
+ */
+void timer_set_tick_watcher(void (*watcher)(void));
+
 /*
  * One timer per CPU.  A one-shot is remembered so that a second user can
  * ask for "no later than" without moving an earlier one-shot out: the
