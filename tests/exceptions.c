@@ -9,7 +9,7 @@
  * unknown MSRs instead of raising #GP (docs/emulators.md).
  */
 #include <harness/test.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <mm/memory.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>

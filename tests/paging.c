@@ -6,7 +6,7 @@
  */
 #include <harness/test.h>
 #include <mm/memory.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <asm/extable.h>
 #include <asm/interrupts.h>
 

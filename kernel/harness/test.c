@@ -14,7 +14,7 @@
 #include <asm/interrupts.h>
 #include <harness/ktap.h>
 #include <console/panic.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <harness/test.h>
 #include <harness/test_runner.h>
 #include <sync/trigger_backend.h>

@@ -61,7 +61,7 @@ void watchdog_init(void)
 		return;
 	}
 	watch.timeout_cycles = ns_to_cycles((uint64_t)timeout_seconds * 1000000000ull);
-	arch_watchdog_nmi_init();
+	arch_watchdog_nmi_init(watchdog_nmi_is_ours);
 	if (!smp_run_on((unsigned int)candidate, start_ticking, NULL, 1000000000ull)) {
 		ktap_note("watchdog: cpu %d did not start its timer; watchdog off", candidate);
 		return;

@@ -13,7 +13,7 @@
 #include <boot/acpi.h>
 #include <arch/acpi_register.h>
 #include <console/console.h>
-#include <harness/machine.h>
+#include <arch/power.h>
 #include <arch/serial.h>
 #include <time/time.h>
 #include <lib/acpi_tables.h>

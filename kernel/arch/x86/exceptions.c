@@ -11,7 +11,7 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <console/panic.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <console/symbols.h>
 #include <lib/format.h>
 #include <asm/extable.h>

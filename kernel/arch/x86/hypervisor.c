@@ -11,7 +11,6 @@
  * v7.2.0).  Ports are touched only after CPUID reports a hypervisor:
  * on bare metal 0x510 may belong to an unrelated device.
  */
-#include <harness/bench.h>
 #include <arch/hypervisor.h>
 #include <console/log.h>
 #include <boot/options.h>

@@ -17,7 +17,7 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <arch/ipi.h>
-#include <harness/machine.h>
+#include <arch/power.h>
 #include <console/panic.h>
 #include <arch/serial.h>
 #include <smp/smp.h>

@@ -1,5 +1,5 @@
 /*
- * The register-level half of fault recovery (kernel/include/harness/recovery.h).
+ * The register-level half of fault recovery (kernel/include/smp/recovery.h).
  *
  * recovery_enter saves what the System V ABI says a callee must preserve
  * (RBX, RBP, R12-R15, RSP) plus RFLAGS, so that recovery_resume can later make

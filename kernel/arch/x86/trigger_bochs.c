@@ -24,7 +24,7 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <console/log.h>
-#include <harness/machine.h>
+#include <boot/machine_identity.h>
 #include <mm/memory.h>
 #include <boot/options.h>
 #include <stddef.h>

@@ -7,18 +7,20 @@
 #include <console/console.h>
 #include <smp/cpu.h>
 #include <console/panic.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <console/symbols.h>
-#include <harness/watchdog.h>
+#include <arch/watchdog_nmi.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>
+
+static bool (*nmi_is_ours)(void);
 
 static bool watchdog_nmi(struct interrupt_frame *frame)
 {
 	struct recovery_context *context = this_cpu()->recovery;
 	char name[96];
 
-	if (!watchdog_nmi_is_ours())
+	if (!nmi_is_ours())
 		return false;
 	kprintf("    # watchdog: cpu %u was at RIP 0x%llx %s\n", cpu_id(),
 		(unsigned long long)frame->rip, symbol_format(frame->rip, name, sizeof(name)));
@@ -28,8 +30,9 @@ static bool watchdog_nmi(struct interrupt_frame *frame)
 	return true;
 }
 
-void arch_watchdog_nmi_init(void)
+void arch_watchdog_nmi_init(bool (*is_ours)(void))
 {
+	nmi_is_ours = is_ours;
 	nmi_register(watchdog_nmi);
 }
 

@@ -42,4 +42,7 @@ long fw_cfg_read_file(const char *name, void *buffer, size_t size);
  */
 unsigned int fw_cfg_cpu_count(void);
 
+/** arch_cpu_model - the CPU's brand string (CPUID 0x80000002-4), "" if none */
+void arch_cpu_model(char *buffer, size_t size);
+
 #endif

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include <harness/machine.h>
+#include <lib/verdict.h>
 
 /* The banner's colours (0xRRGGBB); tools/screencheck looks for exactly these. */
 #define SCREEN_BANNER_PASS	0x00a000u

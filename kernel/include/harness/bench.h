@@ -66,7 +66,4 @@ void bench_report_cycles(const struct bench_figure *figure, uint64_t *samples, s
  */
 uint64_t bench_timer_overhead_cycles(void);
 
-/** arch_cpu_model - the CPU's brand string (CPUID 0x80000002-4), "" if none */
-void arch_cpu_model(char *buffer, size_t size);
-
 #endif

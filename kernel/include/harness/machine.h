@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <lib/verdict.h>
+#include <boot/machine_identity.h>
 
 enum exit_action {
 	EXIT_ACTION_AUTO,	/* QEMU exit under QEMU, Bochs's shutdown port under Bochs, else halt */
@@ -18,41 +19,6 @@ enum exit_action {
 	EXIT_ACTION_POWEROFF,
 	EXIT_ACTION_BOCHS,	/* what auto becomes under Bochs; not an exit= value */
 };
-
-/* What the machine= option told the kernel about the machine it runs on. */
-enum machine_told {
-	MACHINE_TOLD_NOTHING,	/* machine=auto: QEMU is recognised from evidence */
-	MACHINE_TOLD_BOCHS,	/* machine=bochs */
-};
-
-/** machine_set_told - as if machine= had said @told (a test puts it back) */
-void machine_set_told(enum machine_told told);
-
-/** machine_told_by_option - what machine= said */
-enum machine_told machine_told_by_option(void);
-
-/**
- * running_under_bochs - true only when the command line said machine=bochs
- * and nothing identifies QEMU
- *
- * Bochs 2.7 cannot be recognised: it sets no CPUID hypervisor bit, has no
- * signature leaf and no fw_cfg, and its BIOS's ACPI tables carry the OEM ID
- * "BOCHS" as QEMU's SeaBIOS tables do (docs/emulators.md, Bochs).  So the
- * kernel is told (tools/run --emulator bochs passes machine=bochs) and never
- * guesses.  QEMU's evidence (hypervisor.h) refutes the claim.  Gate every
- * Bochs-only port and every Bochs workaround on this.
- */
-bool running_under_bochs(void);
-
-/** machine_name - "bochs", "qemu" or "unidentified", as machine_identify() reports */
-const char *machine_name(void);
-
-/**
- * machine_identify - report which machine this is: "# machine: ..." (after
- * the command line is parsed, before anything depends on the answer)
- */
-void machine_identify(void);
-
 
 /**
  * machine_end_run - end the run with @verdict: the one way out, for a run
@@ -85,17 +51,6 @@ void machine_set_exit_action(enum exit_action action);
 /** machine_exit_action - what exit= said (EXIT_ACTION_AUTO by default) */
 enum exit_action machine_exit_action(void);
 
-/* Arch hooks. */
-void arch_qemu_debug_exit(uint32_t value);
-/* Write "Shutdown" to Bochs's port 0x8900; returns only if the machine is still on. */
-void arch_bochs_shutdown(void);
-/*
- * ACPI S5; returns only if it did not happen.  Refusals and failures are
- * always printed; with @announce_steps the steps too, before they are tried.
- */
-bool arch_acpi_poweroff(bool announce_steps);
-void arch_reboot(void) __attribute__((noreturn));
-/* Stop every other online CPU (NMI into a halt loop) and say how many stopped. */
-void arch_halt_other_cpus(void);
+#include <arch/power.h>
 
 #endif

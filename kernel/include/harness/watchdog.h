@@ -49,9 +49,6 @@ bool watchdog_pause_tick(bool paused);
 /** watchdog_cpu - the CPU watching, or -1 when there is none */
 int watchdog_cpu(void);
 
-/* Arch: register the NMI handler that calls watchdog_nmi_is_ours(). */
-void arch_watchdog_nmi_init(void);
-/* Arch: send an NMI to logical CPU @cpu. */
-void arch_send_nmi(unsigned int cpu);
+#include <arch/watchdog_nmi.h>
 
 #endif

@@ -2,7 +2,7 @@
 /* Fault recovery contexts: the per-CPU nesting around the arch save/resume. */
 #include <smp/cpu.h>
 #include <smp/irq.h>
-#include <harness/recovery.h>
+#include <smp/recovery.h>
 #include <sync/trigger_backend.h>
 
 long recovery_call(struct recovery_context *context, void (*function)(void *), void *argument)

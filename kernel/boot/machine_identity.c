@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/* Which machine this is: QEMU from evidence, Bochs only when told (machine=). */
+#include <arch/hypervisor.h>
+#include <boot/machine_identity.h>
+#include <boot/options.h>
+#include <console/log.h>
+
+static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
+
+void machine_set_told(enum machine_told told)
+{
+	machine_told = told;
+}
+
+enum machine_told machine_told_by_option(void)
+{
+	return machine_told;
+}
+
+static bool parse_machine(const struct cmdline_word *word, const char **error)
+{
+	static const char *const machines[] = {
+		[MACHINE_TOLD_NOTHING] = "auto",
+		[MACHINE_TOLD_BOCHS] = "bochs",
+	};
+	int told = cmdline_value_index(word, machines, sizeof(machines) / sizeof(machines[0]));
+
+	if (told < 0)
+		return false;
+	machine_told = (enum machine_told)told;
+	return true;
+}
+KERNEL_OPTION(machine, "auto or bochs", parse_machine);
+
+bool running_under_bochs(void)
+{
+	return machine_told == MACHINE_TOLD_BOCHS && !running_under_qemu();
+}
+
+const char *machine_name(void)
+{
+	if (running_under_bochs())
+		return "bochs";
+	return running_under_qemu() ? "qemu" : "unidentified";
+}
+
+void machine_identify(void)
+{
+	const struct hypervisor_info *info = hypervisor_info();
+
+	if (running_under_bochs()) {
+		ktap_note("machine: bochs (told by machine=bochs)");
+	} else if (running_under_qemu()) {
+		ktap_note("machine: QEMU %s (CPUID signature '%s' and fw_cfg)%s",
+			  info->tcg ? "TCG" : "with KVM", info->signature,
+			  machine_told == MACHINE_TOLD_BOCHS ?
+			  "; machine=bochs ignored: Bochs has no fw_cfg" : "");
+	} else {
+		ktap_note("machine: no emulator identified (hardware, or a hypervisor trigos does "
+			  "not know; machine=bochs tells it Bochs)");
+	}
+}
