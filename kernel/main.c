@@ -72,8 +72,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	tsc_sync_check();				/* do the CPUs' TSCs agree? */
 	watchdog_init();				/* ends hung cases (watchdog=S) */
 	memtype_check();				/* trigger memory write-back everywhere? */
-	trigger_boot_init(kernel_options.trigger_backend,	/* measure, choose a backend */
-			  kernel_options.trigger_spin_ns, kernel_options.mwait_hint);
+	trigger_boot_init(watchdog_cpu());		/* the arch measures, sync/ chooses */
 	boot_report();					/* what we found, as diagnostics */
 
 	test_run_selected(kernel_options.repeat,	/* the suites, in KTAP */

@@ -611,7 +611,7 @@ static void auto_choice_follows_cpuid_and_the_measurement(void)
 	EXPECT_EQ(trigger_choose_auto(false, false, false, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
 	EXPECT_EQ(trigger_choose_auto(true, true, true, true, &reason), TRIGGER_BACKEND_ADAPTIVE);
 	EXPECT_EQ(trigger_choose_auto(true, true, false, false, &reason), TRIGGER_BACKEND_ADAPTIVE);
-	if (kernel_options.trigger_backend == TRIGGER_BACKEND_AUTO) {
+	if (trigger_options.backend == TRIGGER_BACKEND_AUTO) {
 		enum trigger_backend_id expected = trigger_choose_auto(
 			mwait, trigger_mwait_sleeps(), virtualized,
 			trigger_backend_memory_refusal(TRIGGER_BACKEND_MWAIT) == NULL, &reason);

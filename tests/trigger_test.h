@@ -35,7 +35,7 @@ static inline void trigger_test_restore_boot_backend(void)
  */
 static inline unsigned int trigger_test_backends(enum trigger_backend_id *list)
 {
-	int named = kernel_options.trigger_backend;
+	int named = trigger_options.backend;
 	unsigned int count = 0;
 
 	if (named != TRIGGER_BACKEND_AUTO && !trigger_backend_unavailable(named)) {

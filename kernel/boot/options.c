@@ -9,7 +9,6 @@
 #include <arch/hypervisor.h>
 #include <console/log.h>
 #include <boot/options.h>
-#include <sync/trigger_backend.h>
 #include <lib/cmdline.h>
 
 extern const struct kernel_option *const __start_kernel_options[];
@@ -18,7 +17,6 @@ extern const struct kernel_option *const __stop_kernel_options[];
 struct kernel_options kernel_options = {
 	.test = "",
 	.repeat = 1,
-	.trigger_backend = TRIGGER_BACKEND_AUTO,
 };
 
 bool option_parse_glob_list(const struct cmdline_word *word, const char **error, char *buffer,

@@ -14,13 +14,15 @@
 #include <smp/stop_machine.h>
 #include <sync/trigger_backend.h>
 
+struct trigger_options trigger_options = { .backend = TRIGGER_BACKEND_AUTO };
+
 static bool parse_trigger(const struct cmdline_word *word, const char **error)
 {
 	int backend = word->has_value ? trigger_backend_from_name(word->value, word->value_length) : -1;
 
 	if (backend < 0)
 		return false;
-	kernel_options.trigger_backend = backend;
+	trigger_options.backend = backend;
 	return true;
 }
 KERNEL_OPTION(trigger, "auto, spin, mwait, hlt, adaptive, mwaitx or umwait", parse_trigger);
@@ -31,14 +33,14 @@ static bool parse_trigger_spin_ns(const struct cmdline_word *word, const char **
 
 	if (!option_parse_number(word, error, 0, 100000000, &value))
 		return false;
-	kernel_options.trigger_spin_ns = value;
+	trigger_options.spin_ns = value;
 	return true;
 }
 KERNEL_OPTION(trigger_spin_ns, "nanoseconds, 0..100000000 (0: measured)", parse_trigger_spin_ns);
 
 static bool parse_mwait_hint(const struct cmdline_word *word, const char **error)
 {
-	return option_parse_number(word, error, 0, 0xff, &kernel_options.mwait_hint);
+	return option_parse_number(word, error, 0, 0xff, &trigger_options.mwait_hint);
 }
 KERNEL_OPTION(mwait_hint, "MWAIT's EAX hint, 0..255 (0: C1)", parse_mwait_hint);
 

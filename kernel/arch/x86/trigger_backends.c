@@ -12,7 +12,6 @@
 #include <smp/smp.h>
 #include <time/time.h>
 #include <time/timer.h>
-#include <harness/watchdog.h>
 #include <lib/string.h>
 #include <asm/apic.h>
 #include <asm/extable.h>
@@ -20,7 +19,6 @@
 
 #include "trigger_internal.h"
 
-uint64_t trigger_spin_budget_cycles;
 uint32_t trigger_mwait_hint;		/* EAX of MWAIT: 0 is C1 */
 bool trigger_hlt_broken;
 uint64_t trigger_halt_window_delay_cycles;
@@ -366,16 +364,10 @@ struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
 static volatile uint64_t mwait_probe_line[TRIGGER_CACHE_LINE / 8]
 	__attribute__((aligned(TRIGGER_CACHE_LINE)));
 static bool mwait_sleeps;
-static uint64_t spin_budget_ns;
 
 bool trigger_mwait_sleeps(void)
 {
 	return mwait_sleeps;
-}
-
-uint64_t trigger_spin_budget_ns(void)
-{
-	return spin_budget_ns;
 }
 
 /*
@@ -478,14 +470,14 @@ static void nothing(void *unused)
  * work measured 2.8-4.7 ms and spun for the 2 ms cap (the 90th percentile
  * was 87 us, the median 6.4 us).
  */
-static uint64_t measure_ipi_wake_ns(void)
+static uint64_t measure_ipi_wake_ns(int busy_cpu)
 {
 	uint64_t fastest = UINT64_MAX;
 	unsigned int target = 0;
 
-	/* Any idle AP; the watchdog's only if it is the only one (it ticks every 100 ms). */
+	/* Any idle AP; the busy one (the watchdog's) only if it is the only one. */
 	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (cpu_is_online(i) && (!target || (int)target == watchdog_cpu()))
+		if (cpu_is_online(i) && (!target || (int)target == busy_cpu))
 			target = i;
 	}
 	if (!target)
@@ -504,47 +496,29 @@ static uint64_t measure_ipi_wake_ns(void)
 	return fastest;
 }
 
-#define DEFAULT_SPIN_BUDGET_NS	20000ull	/* without a second CPU to measure with */
-#define MAX_SPIN_BUDGET_NS	2000000ull
-
-void trigger_boot_init(enum trigger_backend_id requested, uint64_t budget_ns, uint32_t mwait_hint)
+void arch_trigger_boot_probe(struct trigger_arch_facts *facts, uint32_t mwait_hint,
+			     int busy_cpu)
 {
-	const char *memory_problem = memtype_trigger_memory_problem();
-	uint64_t ipi_wake_ns = measure_ipi_wake_ns();
-	bool have_mwait = mwait_unavailable() == NULL;
+	facts->memory_problem = memtype_trigger_memory_problem();
+	facts->ipi_wake_ns = measure_ipi_wake_ns(busy_cpu);
+	facts->mwait_available = mwait_unavailable() == NULL;
 
 	trigger_nmi_init();
 	trigger_bochs_init();				/* before the probe arms a monitor */
 	trigger_mwait_hint = mwait_hint;
-	if (have_mwait)
+	if (facts->mwait_available)
 		measure_mwait_sleeps();
 	if (umwait_unavailable() == NULL) {
 		/* Bits 31:2: the longest UMWAIT in TSC cycles; bit 0 clear: C0.2 allowed. */
 		wrmsr_safe(MSR_UMWAIT_CONTROL, UMWAIT_SLICE_CYCLES & ~3u);
 	}
-
-	spin_budget_ns = budget_ns ? budget_ns : (ipi_wake_ns ? ipi_wake_ns : DEFAULT_SPIN_BUDGET_NS);
-	if (spin_budget_ns > MAX_SPIN_BUDGET_NS)
-		spin_budget_ns = MAX_SPIN_BUDGET_NS;
-	trigger_spin_budget_cycles = ns_to_cycles(spin_budget_ns);
-
-	trigger_backend_boot_select(requested, have_mwait, mwait_sleeps,
-				    hypervisor_info()->cpuid_hypervisor_bit, memory_problem == NULL);
-	ktap_note("trigger: spin budget %llu ns (%s); IPI wake-up of a halted CPU %llu ns",
-		  (unsigned long long)spin_budget_ns,
-		  budget_ns ? "trigger_spin_ns=" : ipi_wake_ns ? "measured" : "default, one CPU",
-		  (unsigned long long)ipi_wake_ns);
-	if (have_mwait) {
-		ktap_note("trigger: MWAIT %s (stayed %llu us for a 2 ms timer)",
-			  mwait_sleeps ? "sleeps" : "does not sleep here",
-			  (unsigned long long)mwait_probe.longest_us);
-		ktap_note("trigger: MWAIT probe: %u tries slept, %u returned at once, "
-			  "%u retried (the vCPU was stopped or another interrupt came)",
-			  mwait_probe.slept, mwait_probe.returned_at_once, mwait_probe.retried);
-	}
-	trigger_backends_report_unavailable();
-	if (trigger_pv_kick_available())
-		ktap_note("trigger: hlt kicks through KVM's PV_UNHALT hypercall");
+	facts->mwait_sleeps = mwait_sleeps;
+	facts->mwait_slept = mwait_probe.slept;
+	facts->mwait_returned_at_once = mwait_probe.returned_at_once;
+	facts->mwait_retried = mwait_probe.retried;
+	facts->mwait_longest_us = mwait_probe.longest_us;
+	facts->virtualized = hypervisor_info()->cpuid_hypervisor_bit;
+	facts->pv_kick = trigger_pv_kick_available();
 }
 
 /* --- Test hooks ---------------------------------------------------------------------- */

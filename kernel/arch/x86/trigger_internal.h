@@ -14,7 +14,6 @@
 #include <asm/trigger_test.h>
 
 /* Shared knobs, set by trigger_boot_init(). */
-extern uint64_t trigger_spin_budget_cycles;
 extern uint32_t trigger_mwait_hint;
 extern bool trigger_hlt_broken;
 extern uint64_t trigger_halt_window_delay_cycles;

@@ -78,9 +78,6 @@ struct kernel_options {
 	unsigned int repeat;		/* repeat=N: run each selected case N times */
 	unsigned int expected_cpus;	/* cpus=N: how many should come online, 0 unknown */
 	bool torture_long;		/* torture=quick|long: how long torture suites run */
-	int trigger_backend;		/* trigger=auto|spin|mwait|hlt|adaptive|mwaitx|umwait */
-	uint64_t trigger_spin_ns;	/* trigger_spin_ns=N: adaptive's spin budget, 0 measured */
-	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
 	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes

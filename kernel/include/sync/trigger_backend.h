@@ -193,13 +193,22 @@ enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sle
 					    bool virtualized, bool memory_write_back,
 					    const char **reason);
 
+/* The trigger's options, parsed by kernel/sync/trigger_options.c. */
+struct trigger_options {
+	enum trigger_backend_id backend;	/* trigger=auto|spin|mwait|hlt|adaptive|mwaitx|umwait */
+	uint64_t spin_ns;		/* trigger_spin_ns=N: adaptive's spin budget, 0 measured */
+	unsigned int mwait_hint;	/* mwait_hint=N: MWAIT's EAX (C-state), default 0 (C1) */
+};
+extern struct trigger_options trigger_options;
+
 /**
- * trigger_boot_init - measure (does MWAIT sleep? what does an IPI wake-up
- * cost?) and select @requested (or auto), printing the choice and reason.
- * After SMP bring-up.
+ * trigger_boot_init - have the arch measure (does MWAIT sleep? what does an
+ * IPI wake-up cost?), then select trigger= (or auto) and print the choice
+ * and its reason.  After SMP bring-up.
+ * @busy_cpu: a CPU to measure against only if no other is online (the
+ * watchdog's, which ticks every 100 ms), or -1
  */
-void trigger_boot_init(enum trigger_backend_id requested, uint64_t spin_budget_ns,
-		       uint32_t mwait_hint);
+void trigger_boot_init(int busy_cpu);
 
 /** trigger_counters_read - the counters of @backend so far */
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters);

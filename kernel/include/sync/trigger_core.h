@@ -87,17 +87,28 @@ static inline bool trigger_moved_after_publish(const trigger_t *trigger,
 void trigger_publish(uint64_t *mask, unsigned int cpu);
 void trigger_unpublish(uint64_t *mask, unsigned int cpu);
 
-/*
- * The boot's choice (the arch's trigger_boot_init() calls it once it has
- * measured): @requested, or "auto" when it is, or when it cannot run here
- * (said in a note), which trigger_choose_auto() decides from what the arch
- * reports; selects it, remembers it for trigger_backend_boot_choice() and
- * prints the choice and its reason.
- */
-void trigger_backend_boot_select(enum trigger_backend_id requested, bool mwait_available,
-				 bool mwait_sleeps, bool virtualized, bool memory_write_back);
+/* The adaptive backend's spin phase in TSC cycles, decided by trigger_boot_init(). */
+extern uint64_t trigger_spin_budget_cycles;
 
-/* A note for each backend that cannot run here, naming what is missing. */
-void trigger_backends_report_unavailable(void);
+/* What the arch found at boot, for trigger_boot_init() (kernel/sync/trigger_boot.c) to decide. */
+struct trigger_arch_facts {
+	bool mwait_available;		/* MONITOR/MWAIT offered (CPUID) */
+	bool mwait_sleeps;		/* and the probe saw MWAIT sleep (majority of 3 tries) */
+	unsigned int mwait_slept, mwait_returned_at_once, mwait_retried;	/* the probe's tries */
+	uint64_t mwait_longest_us;	/* the longest stay of a counted try */
+	uint64_t ipi_wake_ns;		/* fastest IPI wake-up of a halted AP; 0: none measured */
+	bool virtualized;		/* CPUID.01H:ECX[31], the hypervisor bit */
+	const char *memory_problem;	/* why MONITOR would not arm on the trigger memory; NULL: WB */
+	bool pv_kick;			/* hlt kicks go through KVM's PV_UNHALT hypercall */
+};
+
+/*
+ * arch_trigger_boot_probe - the arch's boot measurements and set-up of the
+ * backends (NMI handler, emulator workarounds, MWAIT's EAX @mwait_hint),
+ * reported in @facts; @busy_cpu (the watchdog's, or -1) is measured against
+ * only when no other AP is online
+ */
+void arch_trigger_boot_probe(struct trigger_arch_facts *facts, uint32_t mwait_hint,
+			     int busy_cpu);
 
 #endif /* TRIGOS_TRIGGER_CORE_H */
