@@ -4,7 +4,8 @@
 #   make iso        the hybrid BIOS+UEFI ISO (build/trigos.iso)
 #   make run        boot the ISO in QEMU and stream the serial console
 #   make debug      the same, halted, waiting for gdb (GDB_PORT=1234)
-#   make check      host unit tests (kernel/lib, tools), the trigger model (Spin)
+#   make check      host unit tests (kernel/lib, tools), the trigger model (Spin),
+#                   the layer rules and the commit subjects
 #   make test       check + the QEMU boot matrix, every log checked
 #   make bench      the benchmark matrix
 #   make test-lava  the LAVA qemu job, run by the local lava-dispatcher
@@ -100,7 +101,7 @@ say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
 .PHONY: all iso run debug test check check-unit check-tools check-model bench bench-bochs clean deps
-.PHONY: check-reproducible check-recorded
+.PHONY: check-reproducible check-recorded check-layers check-commits
 .PHONY: check-fuzz fuzz fuzz-deps
 .PHONY: test-lava test-labgrid soak netboot
 all: $(KERNEL_ELF)
@@ -114,7 +115,7 @@ $(BUILD)/kernel/%.o: %.c
 	$(call say,CC,$<)
 
 # kernel/lib stands alone (docs/CONVENTIONS.md): it is compiled with no
-# include path but kernel/, so an include of a kernel header (trigos/...,
+# include path but kernel/, so an include of a kernel header (sync/...,
 # asm/...) from kernel/lib fails the build, in the kernel and on the host.
 LIB_ONLY_INCLUDES := -Ikernel
 $(foreach f,$(LIB_SOURCES),$(call kernel_object,$(f))): \
@@ -240,7 +241,18 @@ $(TOOL_TEST_CHECKS): check-tools-%:
 check-model:
 	$(PYTHON) tools/model-check --build $(BUILD)/model
 
-check: check-unit check-tools check-fuzz check-model
+# The layer rules (each kernel folder's README.md, "May include:") against
+# every #include and every call of a name another folder alone defines.
+check-layers:
+	$(PYTHON) tools/layers
+
+# Commit subjects of at most 72 characters, a blank line, then the body:
+# checked over the commits after the rule was adopted (COMMIT_BASE).
+COMMIT_BASE ?= 67b368c
+check-commits:
+	$(PYTHON) tools/commit-subjects --base $(COMMIT_BASE)
+
+check: check-unit check-tools check-fuzz check-model check-layers check-commits
 
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with

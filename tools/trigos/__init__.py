@@ -27,7 +27,9 @@ Shared by the others:
 The tools: run (boot once: QEMU and the dispatch; run_bochs is its Bochs
 runner, --emulator bochs), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
-symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb.
+symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb,
+layers (the kernel folders' layer rules) and commit_subjects (subjects of
+at most 72 characters), both in `make check`.
 Their tests are tools/tests/ (python3 -m unittest tools.tests.test_NAME);
 what those tests read is in tools/tests/data/.
 """

@@ -1,0 +1,116 @@
+"""Tests of tools/layers, the layer rules' check, on small trees built here and on this tree."""
+import io
+import os
+import tempfile
+import unittest
+
+from trigos import cli, layers
+
+RULES = {
+    "kernel/lib/README.md": "nothing",
+    "kernel/arch/x86/README.md": "lib, console",
+    "kernel/console/README.md": "lib, arch",
+    "kernel/boot/README.md": "lib, arch, console",
+    "kernel/sync/README.md": "lib, arch, console",
+    "kernel/time/README.md": "lib, arch, console",
+    "kernel/mm/README.md": "lib, arch, console, sync",
+    "kernel/smp/README.md": "lib, arch, console, sync, time",
+    "kernel/harness/README.md": "lib, arch, console, boot, sync, time, mm, smp",
+    "kernel/README.md": "any",
+    "tests/README.md": "any",
+}
+
+
+def write(root, path, text):
+    path = os.path.join(root, path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text)
+
+
+def tree(root, rules=None):
+    """A tiny kernel: a log in console/, a lock in sync/ that logs, mm that takes the lock."""
+    for readme, rule in (rules or RULES).items():
+        write(root, readme, f"# {readme}\n\nMay include: {rule}\n")
+    write(root, "kernel/include/console/log.h", "void log_note(const char *text);\n")
+    write(root, "kernel/console/log.c",
+          "#include <console/log.h>\n\nvoid log_note(const char *text)\n{\n}\n")
+    write(root, "kernel/include/sync/lock.h", "void lock_take(void);\n")
+    write(root, "kernel/sync/lock.c",
+          "#include <console/log.h>\n#include <sync/lock.h>\n\n"
+          "void lock_take(void)\n{\n\tlog_note(\"taken\");\n}\n")
+    write(root, "kernel/mm/pages.c",
+          "#include <sync/lock.h>\n\nvoid pages_alloc(void)\n{\n\tlock_take();\n}\n")
+    write(root, "kernel/main.c", "#include <sync/lock.h>\n")
+
+
+def check(root):
+    out = io.StringIO()
+    status = layers.check(root, out=out)
+    return status, out.getvalue()
+
+
+class Layers(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.root = self.directory.name
+        tree(self.root)
+
+    def tearDown(self):
+        self.directory.cleanup()
+
+    def test_a_tree_that_keeps_its_rules_passes(self):
+        status, out = check(self.root)
+        self.assertEqual(status, 0, out)
+        self.assertIn("0 against the rules", out)
+        self.assertIn("cycles: 0, 0 without the arch", out)
+
+    def test_an_upward_include_fails_naming_file_line_and_rule(self):
+        write(self.root, "kernel/console/log.c",
+              "#include <console/log.h>\n#include <sync/lock.h>\n\n"
+              "void log_note(const char *text)\n{\n}\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 1)
+        self.assertIn("kernel/console/log.c:2: #include <sync/lock.h> uses sync/, which the "
+                      "rule of console/ does not allow (kernel/console/README.md: "
+                      "May include: arch, lib)", out)
+        self.assertIn("cycle between folders: console sync", out)
+
+    def test_a_call_of_a_name_only_another_folder_defines_is_an_edge(self):
+        write(self.root, "kernel/console/log.c",
+              "#include <console/log.h>\n\nvoid log_note(const char *text)\n{\n"
+              "\t/* lock_take() in a comment is no call */\n\tlock_take();\n}\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 1)
+        self.assertIn("kernel/console/log.c:6: calls lock_take() uses sync/", out)
+        self.assertNotIn("log.c:5", out)
+
+    def test_a_folder_without_a_rule_fails(self):
+        os.remove(os.path.join(self.root, "kernel/time/README.md"))
+        status, out = check(self.root)
+        self.assertEqual(status, 1)
+        self.assertIn("kernel/time/README.md: missing: folder time has no rule", out)
+
+    def test_a_rule_naming_an_unknown_folder_fails(self):
+        write(self.root, "kernel/mm/README.md", "May include: lib, sinc\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 1)
+        self.assertIn("names unknown folders: sinc", out)
+
+    def test_upward_arrows_are_counted_even_when_allowed(self):
+        rules = dict(RULES)
+        rules["kernel/console/README.md"] = "lib, arch, sync"
+        tree(self.root, rules)
+        write(self.root, "kernel/console/log.c",
+              "#include <console/log.h>\n#include <sync/lock.h>\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 0, out)
+        self.assertIn("1 upward in the order, 0 against the rules", out)
+
+    def test_this_tree_keeps_its_rules(self):
+        status, out = check(cli.ROOT)
+        self.assertEqual(status, 0, out)
+
+
+if __name__ == "__main__":
+    unittest.main()
