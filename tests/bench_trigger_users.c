@@ -3,7 +3,7 @@
  * What each trigger backend does to the users it serves (make bench):
  * stop_machine() latency and smp_call_function_single() latency with
  * waiting, per backend.  tests/bench.cfg runs this with as many vCPUs as
- * host cores and with 4x overcommit (-smp 8 on 2 cores), the seed's
+ * host cores and with 4x overcommit (-smp 8 on 2 cores), the trigger patch's
  * motivating case: s390 saw stop_machine take seconds with more vCPUs than
  * CPUs, because the spinning waiters took the CPU from the ones that had
  * work to do.

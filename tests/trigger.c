@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The seed's trigger rules, one test each, for every backend this CPU
+ * The trigger patch's trigger rules, one test each, for every backend this CPU
  * offers, or the one trigger= names (trigger_test_backends(); each test
  * switches backends at run time and puts the boot choice back).  Where a backend cannot show a rule directly it is checked in the
  * backend's counters instead:

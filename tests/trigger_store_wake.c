@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A store-woken wait, proven: the seed's trigger is MONITOR/MWAIT, a wait
+ * A store-woken wait, proven: the trigger patch's trigger is MONITOR/MWAIT, a wait
  * that sleeps until the kick's store.  Here a waiter resets with interrupts
  * off and waits once on the mwait (or mwaitx) backend with ECX=0: no
  * interrupt break, no MWAITX timer, no wake IPI (the backends' store-only

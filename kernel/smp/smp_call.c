@@ -104,7 +104,7 @@ const char *smp_call_status_name(int status)
 /* --- The target's side ----------------------------------------------------- */
 
 /*
- * Each CPU waits for its calls on a trigger of its own.  The seed's
+ * Each CPU waits for its calls on a trigger of its own.  The trigger patch's
  * conversion kicks a trigger inside the call data after clearing the flag,
  * when the waiter may already have returned and reused that data; here the
  * target reads which CPU owns the call first, clears the flag, and kicks
@@ -310,7 +310,7 @@ static uint64_t stuck_deadline_ns_of(const struct call_watch *watch,
 
 /*
  * Wait until @csd's call has run: the one place a caller waits for a call
- * (the seed patch converts its csd_flag_wait() the same way).  The caller
+ * (the trigger patch converts its csd_flag_wait() the same way).  The caller
  * sleeps until the target's kick (csd_complete), with one bound, the
  * stuck-call deadline counted from when the call was queued: reaching it
  * is reported (report_stuck), then the caller waits on, untimed.  If the

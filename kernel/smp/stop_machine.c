@@ -53,7 +53,7 @@ static uint64_t stuck_deadline_ns = STOP_MACHINE_STUCK_DEADLINE_NS;
 static struct stop_machine_stats stats;
 
 /*
- * All CPUs wait for a state change on one trigger, as in the seed (one
+ * All CPUs wait for a state change on one trigger, as in the trigger patch (one
  * stop_machine runs at a time).  It is static, not in @smd: the kick after
  * the last state change may come after the caller has returned.
  */
@@ -138,7 +138,7 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 
 /*
  * Wait until the state is no longer @state and return the new one: the one
- * place a CPU waits in stop_machine, converted as the seed patch converts
+ * place a CPU waits in stop_machine, converted as the trigger patch converts
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
  * NMI then).  The caller alone has a bound, the stuck deadline of each

@@ -129,7 +129,7 @@ void trigger_core_reset(trigger_t *trigger, void *site)
 	__atomic_store_n(&cpu->entered, NULL, __ATOMIC_RELAXED);
 }
 
-/* A wait with no sequence still waits, the seed's way, after the report. */
+/* A wait with no sequence still waits, the trigger patch's way, after the report. */
 static void relax_once(void)
 {
 	arch_trigger_relax();

@@ -51,9 +51,9 @@ static bool past(uint64_t deadline_cycles)
 }
 
 /*
- * --- spin: the seed's generic behaviour, PAUSE until the kick ------------------
+ * --- spin: the trigger patch's generic behaviour, PAUSE until the kick ------------------
  *
- * The seed's generic trigger_wait() is one cpu_relax(), which returns
+ * The trigger patch's generic trigger_wait() is one cpu_relax(), which returns
  * spuriously every time.  Here the loop looks at the generation itself, so
  * that a spin wait, like every other, returns for its kick (or its
  * deadline): the counters then tell a sequence ended by its kick from one

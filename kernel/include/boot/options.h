@@ -123,7 +123,7 @@ void options_parse(const char *cmdline, const char *source);
 
 /**
  * boot_options_init - parse the loader's command line, then (under QEMU)
- * fw_cfg's opt/trigos/cmdline; pick a seed from the TSC if none was given
+ * fw_cfg's opt/trigos/cmdline (kmain() then has the harness choose the seed)
  */
 void boot_options_init(void);
 

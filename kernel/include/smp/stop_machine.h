@@ -60,7 +60,7 @@ typedef int (*stop_machine_fn_t)(void *data);
  * The caller may have interrupts enabled or disabled; every CPU's
  * interrupt state, the caller's included, is as it was afterwards.
  *
- * Returns the bitwise OR of @fn's return values (as the seed patch's
+ * Returns the bitwise OR of @fn's return values (as the trigger patch's
  * stop_machine combines them: 0 when every run returned 0, and any error
  * bits that any CPU returned), or, before anything ran, a negative enum
  * smp_call_status: SMP_CALL_WOULD_DEADLOCK from an IPI handler or a call,

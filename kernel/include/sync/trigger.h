@@ -21,7 +21,7 @@
  *	done = true;
  *	trigger_kick(&done_trigger);
  *
- * The rules, every one of them the seed's:
+ * The rules, every one of them the trigger patch's:
  *  - the wait side checks its condition between trigger_reset() and
  *    trigger_wait(), and between calls to trigger_wait();
  *  - a trigger is sticky: a kick after trigger_reset() makes the next
@@ -56,7 +56,7 @@
  *    a wait sequence keeps the backend it started with.
  *
  * The generic implementation below, for architectures without
- * ARCH_HAS_TRIGGER, is the seed's: a cpu_relax() poll.  x86 defines
+ * ARCH_HAS_TRIGGER, is the trigger patch's: a cpu_relax() poll.  x86 defines
  * ARCH_HAS_TRIGGER (asm/trigger.h): its __raw_trigger_*() are the
  * arch-neutral core (kernel/sync/trigger.c), which reaches the hardware
  * through the arch_trigger_*() hooks and the backends.

@@ -4,7 +4,7 @@
 /*
  * Choosing and watching the way triggers wait (trigger.h is the API itself).
  *
- *	spin      PAUSE loop, the seed's generic behaviour
+ *	spin      PAUSE loop, the trigger patch's generic behaviour
  *	mwait     MONITOR/MWAIT on the trigger's line      CPUID.01H:ECX[3]
  *	hlt       HLT, woken by an IPI (or, with interrupts off, an NMI)
  *	adaptive  spin for a budget, then as hlt (the default)
