@@ -203,7 +203,7 @@ run: $(ISO)
 	$(PYTHON) tools/run $(RUN_TOOL_ARGS)
 
 # As make run, but QEMU starts halted with its gdb stub on GDB_PORT and
-# tools/run prints the gdb command to attach with (README, "Debugging").
+# tools/run prints the gdb command to attach with (docs/running.md, "Debugging with gdb").
 GDB_PORT ?= 1234
 debug: $(ISO)
 	$(PYTHON) tools/run --gdb=$(GDB_PORT) $(RUN_TOOL_ARGS)

@@ -2,7 +2,7 @@
 """The BENCH records and what is made of them: tools/bench's results model.
 
 A boot's serial log holds one `# BENCH {json}` line per figure (format
-version BENCH_FORMAT_VERSION; docs/ktap.md and the README's Measurements say
+version BENCH_FORMAT_VERSION; docs/ktap.md and docs/measurements.md say
 what the keys mean) and `# BENCH-PHASE begin|end NAME` marks around the
 phases whose host CPU tools/bench samples.  This module reads those lines,
 checks the records, names each figure (benchmark, variant, vCPUs), builds the
