@@ -6,11 +6,11 @@
 #include <boot/acpi.h>
 #include <boot/boot.h>
 #include <console/console_setup.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <boot/firmware_dump.h>
 #include <arch/hypervisor.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <harness/ktap.h>
 #include <harness/machine.h>
 #include <console/panic.h>

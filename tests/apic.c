@@ -9,7 +9,7 @@
  * timer paths of either mode are exercised by the ipi and smp suites and by
  * bring-up itself; the matrix pins the mode each machine runs in.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <asm/apic.h>

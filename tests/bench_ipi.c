@@ -17,9 +17,9 @@
  * limit, whichever comes first.
  */
 #include <harness/bench.h>
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <smp/stop_machine.h>

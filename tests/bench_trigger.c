@@ -14,7 +14,7 @@
 #include <harness/bench.h>
 #include <lib/format.h>
 #include <console/console.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

@@ -8,7 +8,7 @@
  * leaves them under Bochs 2.7: the matrix section cache-control-broken
  * expects these cases to fail then.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/memtype_check.h>
 #include <boot/options.h>
 #include <smp/smp.h>

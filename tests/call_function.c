@@ -9,9 +9,9 @@
  * one caller's calls, the one-IPI-per-empty-queue rule and the stuck-call
  * report.
  */
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <harness/test.h>

@@ -12,8 +12,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

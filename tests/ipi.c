@@ -10,9 +10,9 @@
  * pending are dropped, so every count here is a handshake - send one, wait
  * for the handler to count it, send the next.
  */
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

@@ -19,7 +19,7 @@
  * test=bench_spinlock).
  */
 #include <console/console.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <sync/spinlock.h>

@@ -12,8 +12,8 @@
  * host scheduler's.  torture=long runs longer; seed=N fixes the operation
  * sequence (not the interleaving).
  */
-#include <smp/cpumask.h>
-#include <smp/irq.h>
+#include <cpu/cpumask.h>
+#include <cpu/irq.h>
 #include <mm/memory.h>
 #include <boot/options.h>
 #include <smp/smp.h>

@@ -8,7 +8,7 @@
  */
 #include <boot/boot.h>
 #include <console/console.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <mm/memory.h>
 #include <console/panic.h>
 #include <harness/test.h>

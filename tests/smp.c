@@ -6,7 +6,7 @@
  * clock; the CPUs' TSCs agree with each other.
  */
 #include <arch/hypervisor.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <console/symbols.h>

@@ -6,7 +6,7 @@
  * report hook instead of panicking), the long-spin report, and the MCS
  * queue nodes.  The random, all-CPU torture is tests/locktorture.c.
  */
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <sync/spinlock.h>

@@ -7,9 +7,9 @@
  * from several at once, on every subset of the CPUs; where it could
  * deadlock it refuses, and a CPU that holds everyone up is named.
  */
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>

@@ -9,8 +9,8 @@
  * bring-up) assert on these counters, so this suite checks that they say
  * what happened, one situation at a time.
  */
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

@@ -22,8 +22,8 @@
  * probe says so) there is nothing to prove: the cases skip; never under
  * Bochs, whose MWAIT sleeps.
  */
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <harness/machine.h>
 #include <boot/options.h>
 #include <smp/smp.h>

@@ -7,7 +7,7 @@
  * a test's kicks, and telling a lost wake-up from a late one.
  */
 
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

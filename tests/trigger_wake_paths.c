@@ -5,8 +5,8 @@
  * NMI handler on the waiting CPU itself, between its re-check and its HLT
  * (trigger_halt.S), and a wake IPI whose send fails.
  */
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <lib/format.h>
 #include <lib/string.h>
 #include <asm/instructions.h>

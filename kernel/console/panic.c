@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <console/log.h>
 #include <console/panic.h>
 #include <lib/format.h>

@@ -19,7 +19,7 @@
  */
 #include <boot/boot.h>
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <lib/font.h>
 #include <console/log.h>
 #include <mm/memory.h>

@@ -2,7 +2,7 @@
 #include <harness/bench.h>
 #include <console/console.h>
 #include <arch/hypervisor.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <harness/machine.h>
 #include <smp/smp.h>
 #include <harness/test.h>

@@ -10,7 +10,7 @@
  * next case.  Output is KTAP v1 as docs/ktap.md shows it.
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <asm/interrupts.h>
 #include <harness/ktap.h>
 #include <console/panic.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <harness/ktap.h>
 #include <boot/options.h>
 #include <smp/smp.h>

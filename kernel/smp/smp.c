@@ -5,7 +5,7 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <boot/options.h>
 #include <console/panic.h>

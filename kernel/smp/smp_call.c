@@ -11,9 +11,9 @@
  * the owner does so with interrupts disabled, so an interrupt handler on the
  * same CPU cannot take one in the middle.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <mm/memory.h>
 #include <smp/smp.h>

@@ -3,8 +3,8 @@
  * stop_machine (stop_machine.h): the state machine every online CPU steps
  * through, driven by an acknowledgement counter.
  */
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>

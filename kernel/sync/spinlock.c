@@ -5,7 +5,7 @@
  * The lock functions are out of line so that __builtin_return_address(0)
  * is the caller's call site: that is the address a report names.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <console/log.h>
 #include <boot/options.h>
 #include <console/panic.h>

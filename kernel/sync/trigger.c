@@ -18,9 +18,9 @@
  * architecture's part (x86: trigger_wake.c, trigger_halt.S).
  */
 #include <console/console.h>
-#include <smp/cpu.h>
-#include <smp/cpumask.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/cpumask.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <console/panic.h>
 #include <console/symbols.h>

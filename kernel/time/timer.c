@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <time/time.h>
 #include <time/timer.h>
 

@@ -29,6 +29,7 @@ import sys
 FOLDERS = {
     "lib": (("kernel/lib",), "kernel/lib/README.md"),
     "arch": (("kernel/arch/x86",), "kernel/arch/x86/README.md"),
+    "cpu": (("kernel/cpu",), "kernel/cpu/README.md"),
     "console": (("kernel/console",), "kernel/console/README.md"),
     "sync": (("kernel/sync",), "kernel/sync/README.md"),
     "smp": (("kernel/smp",), "kernel/smp/README.md"),
@@ -41,7 +42,7 @@ FOLDERS = {
 }
 # The intended order, bottom first (docs/CONVENTIONS.md): an arrow to a later
 # folder points upward.
-ORDER = ("lib", "arch", "console", "boot", "sync", "time", "mm", "smp", "harness", "main", "tests")
+ORDER = ("lib", "arch", "cpu", "console", "boot", "sync", "time", "mm", "smp", "harness", "main", "tests")
 # Folders under kernel/include/ named after a folder above hold its headers.
 INCLUDE_ROOT = "kernel/include"
 ARCH_INCLUDE = "kernel/arch/x86/include"

@@ -9,7 +9,7 @@
  *  3. otherwise the dump goes out and the kernel panics.
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <console/panic.h>
 #include <smp/recovery.h>
 #include <console/symbols.h>

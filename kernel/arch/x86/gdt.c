@@ -5,7 +5,7 @@
  * selector's L bit and for the TSS, whose IST stacks give #DF, NMI and #MC a
  * known good stack even when the current one has overflowed (SDM vol 3, 7.14.5).
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <lib/string.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>

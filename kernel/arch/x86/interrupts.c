@@ -8,7 +8,7 @@
  * is unusable (an overflow into a guard page) or in the middle of anything.
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>

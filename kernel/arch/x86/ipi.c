@@ -9,9 +9,9 @@
  * live in one place.  The mode (xAPIC or x2APIC) is the one lapic.c chose
  * for every CPU.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/ipi.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <mm/memory.h>
 #include <smp/smp.h>

@@ -5,8 +5,8 @@
  * functions over both.
  */
 #include <console/console.h>
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <smp/smp.h>
 #include <time/timer.h>
 #include <console/log.h>

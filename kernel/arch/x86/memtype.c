@@ -12,8 +12,8 @@
  * not; CR0 is per CPU too, and INIT leaves its CD as it was (asm/boot.h).
  */
 #include <boot/boot.h>
-#include <smp/cpu.h>
-#include <smp/irq.h>
+#include <cpu/cpu.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <arch/memtype_check.h>
 #include <boot/options.h>

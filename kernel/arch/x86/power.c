@@ -15,7 +15,7 @@
 #include <boot/acpi.h>
 #include <arch/acpi_register.h>
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/ipi.h>
 #include <arch/power.h>
 #include <console/panic.h>

@@ -22,7 +22,7 @@
  * parallel.
  */
 #include <boot/boot.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/hypervisor.h>
 #include <console/log.h>
 #include <mm/memory.h>

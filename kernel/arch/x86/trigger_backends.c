@@ -4,9 +4,9 @@
  * with interrupts disabled (trigger_reset() disabled them); it enables them
  * only while it sleeps, and only if they were enabled at the reset.
  */
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/hypervisor.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <arch/memtype_check.h>
 #include <smp/smp.h>

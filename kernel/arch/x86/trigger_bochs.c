@@ -22,7 +22,7 @@
  *     MWAITX instead (mwaitx-timer).
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <console/log.h>
 #include <boot/machine_identity.h>
 #include <mm/memory.h>

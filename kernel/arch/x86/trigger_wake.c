@@ -19,7 +19,7 @@
  * NMI that cannot be sent is retried once, then reported (send_wake()).
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <arch/hypervisor.h>
 #include <console/log.h>
 #include <smp/smp.h>

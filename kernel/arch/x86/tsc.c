@@ -22,7 +22,7 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <lib/format.h>
 #include <lib/clock_calibration.h>

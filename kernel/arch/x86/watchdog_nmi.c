@@ -5,7 +5,7 @@
  * timeout code, through IRETQ (which also ends NMI blocking).
  */
 #include <console/console.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 #include <console/panic.h>
 #include <smp/recovery.h>
 #include <console/symbols.h>

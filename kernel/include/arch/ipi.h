@@ -44,7 +44,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 
 /* The vectors of this registry; the lead's are 0xe0 timer, 0xe1 wake, 0xfe, 0xff. */
 #define IPI_VECTOR_FIRST		0xe2

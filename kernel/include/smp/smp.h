@@ -10,7 +10,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
+#include <cpu/cpumask.h>
 
 enum cpu_discovery {
 	CPU_DISCOVERY_NONE,		/* nothing found: the BSP alone */
@@ -113,5 +114,15 @@ const char *arch_apic_mode_name(void);
 
 /** smp_add_cpu - add an enabled CPU by APIC ID (for the MP table path) */
 bool smp_add_cpu(uint32_t apic_id);
+
+/** cpumask_set_online - @mask = every CPU that is online now */
+static inline void cpumask_set_online(struct cpumask *mask)
+{
+	cpumask_clear(mask);
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		if (__atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE))
+			cpumask_set_cpu(mask, cpu);
+	}
+}
 
 #endif

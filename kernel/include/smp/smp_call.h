@@ -46,7 +46,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 
 typedef void (*smp_call_func_t)(void *info);
 

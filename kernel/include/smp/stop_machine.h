@@ -46,7 +46,7 @@
  */
 
 #include <stdint.h>
-#include <smp/cpumask.h>
+#include <cpu/cpumask.h>
 
 typedef int (*stop_machine_fn_t)(void *data);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <smp/cpu.h>
+#include <cpu/cpu.h>
 
 struct cpu cpus[MAX_CPUS];
 

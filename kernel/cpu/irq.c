@@ -3,7 +3,7 @@
  * Per-CPU interrupt-disable nesting (irq.h).  The counting is inline in
  * irq.h; this file holds the counters and the report of a bad undo.
  */
-#include <smp/irq.h>
+#include <cpu/irq.h>
 #include <console/log.h>
 #include <console/symbols.h>
 

@@ -20,8 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <smp/cpu.h>
-#include <smp/smp.h>
+#include <cpu/cpu.h>
 
 #define CPUMASK_WORD_BITS	64u
 #define CPUMASK_WORDS		((MAX_CPUS + CPUMASK_WORD_BITS - 1) / CPUMASK_WORD_BITS)
@@ -155,16 +154,6 @@ static inline void cpumask_andnot(struct cpumask *result, const struct cpumask *
 {
 	for (unsigned int i = 0; i < CPUMASK_WORDS; i++)
 		result->bits[i] = a->bits[i] & ~b->bits[i];
-}
-
-/** cpumask_set_online - @mask = every CPU that is online now */
-static inline void cpumask_set_online(struct cpumask *mask)
-{
-	cpumask_clear(mask);
-	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-		if (__atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE))
-			cpumask_set_cpu(mask, cpu);
-	}
 }
 
 /** cpumask_atomic_set_cpu - set @cpu's bit with one locked OR; false if it was already set */
