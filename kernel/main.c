@@ -24,7 +24,7 @@
 #include <time/time.h>
 #include <time/timer.h>
 #include <sync/trigger_backend.h>
-#include <time/tsc_sync.h>
+#include <smp/tsc_sync.h>
 #include <boot/version.h>
 #include <harness/watchdog.h>
 

@@ -25,7 +25,7 @@
 #include <smp/stop_machine.h>
 #include <harness/test.h>
 #include <time/time.h>
-#include <time/tsc_sync.h>
+#include <smp/tsc_sync.h>
 #include <lib/format.h>
 #include <asm/interrupts.h>
 

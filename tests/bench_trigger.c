@@ -22,7 +22,7 @@
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
 #include "trigger_test.h"
-#include <time/tsc_sync.h>
+#include <smp/tsc_sync.h>
 #include <harness/watchdog.h>
 
 #define TARGET_SAMPLES		400	/* per backend: a p99 from 4 samples above it */

@@ -14,7 +14,7 @@
 #include <time/time.h>
 #include <time/timer.h>
 #include <sync/trigger_backend.h>
-#include <time/tsc_sync.h>
+#include <smp/tsc_sync.h>
 #include <harness/watchdog.h>
 #include <lib/clock_calibration.h>
 #include <lib/string.h>

@@ -9,7 +9,7 @@
 #include <arch/hypervisor.h>
 #include <console/log.h>
 #include <boot/version.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <lib/format.h>
 #include <lib/memory_map.h>
 #include <lib/multiboot2.h>

@@ -22,7 +22,7 @@
 #include <cpu/cpu.h>
 #include <lib/font.h>
 #include <console/log.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <mm/memory_setup.h>
 #include <console/screen_console.h>
 #include <lib/format.h>

@@ -11,7 +11,7 @@
  * a register beyond that would need the MCFG's ECAM window and is refused.
  */
 #include <arch/acpi_register.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 

@@ -11,7 +11,7 @@
  * Also the ranges the page allocator must never hand out, even where a
  * memory map calls them available: page 0 (IVT and BDA) and the EBDA.
  */
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <mm/memory_setup.h>
 #include <asm/bios.h>
 

@@ -13,7 +13,7 @@
 #include <arch/ipi.h>
 #include <cpu/irq.h>
 #include <console/log.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <asm/apic.h>

@@ -10,7 +10,7 @@
 #include <smp/smp.h>
 #include <time/timer.h>
 #include <console/log.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <console/panic.h>
 #include <time/time.h>
 #include <asm/apic.h>

@@ -25,7 +25,7 @@
 #include <cpu/cpu.h>
 #include <console/log.h>
 #include <boot/machine_identity.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <boot/options.h>
 #include <stddef.h>
 #include <time/time.h>

@@ -27,7 +27,7 @@
 #include <lib/format.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>
-#include <mm/memory.h>
+#include <arch/paging.h>
 #include <boot/options.h>
 #include <time/time.h>
 #include <asm/apic.h>

@@ -3,7 +3,7 @@
 #include <console/log.h>
 #include <smp/smp.h>
 #include <time/time.h>
-#include <time/tsc_sync.h>
+#include <smp/tsc_sync.h>
 
 /*
  * Bounded by time, not rounds: with more vCPUs than host CPUs a lock
