@@ -64,7 +64,7 @@ HOST_LIB_CFLAGS := $(HOST_CFLAGS) -include kernel/lib/host_names.h
 # --- Sources ------------------------------------------------------------------
 # kernel/*.c and one folder per subsystem (docs/CONVENTIONS.md, each folder's
 # README.md); the hardware in kernel/arch/x86, the freestanding library in kernel/lib.
-KERNEL_SUBSYSTEMS := cpu sync smp harness boot mm time console
+KERNEL_SUBSYSTEMS := cpu log sync smp harness boot mm time console
 ARCH_SOURCES   := $(wildcard kernel/arch/x86/*.c kernel/arch/x86/*.S)
 KERNEL_SOURCES := $(wildcard kernel/*.c $(patsubst %,kernel/%/*.c,$(KERNEL_SUBSYSTEMS)))
 LIB_SOURCES    := $(wildcard kernel/lib/*.c)

@@ -10,10 +10,10 @@
 #include <boot/firmware_dump.h>
 #include <arch/hypervisor.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <harness/ktap.h>
 #include <harness/machine.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <arch/memtype_check.h>
 #include <mm/memory_setup.h>
 #include <boot/options.h>

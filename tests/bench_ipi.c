@@ -19,7 +19,7 @@
 #include <harness/bench.h>
 #include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <smp/stop_machine.h>

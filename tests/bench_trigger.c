@@ -13,8 +13,8 @@
  */
 #include <harness/bench.h>
 #include <lib/format.h>
-#include <console/console.h>
-#include <cpu/irq.h>
+#include <log/console.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

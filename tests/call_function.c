@@ -11,7 +11,7 @@
  */
 #include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <harness/test.h>

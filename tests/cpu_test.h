@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

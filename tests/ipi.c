@@ -12,7 +12,7 @@
  */
 #include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

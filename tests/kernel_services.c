@@ -3,7 +3,7 @@
 #include <arch/hypervisor.h>
 #include <harness/machine.h>
 #include <boot/options.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <harness/test.h>
 #include <lib/string.h>
 #include <asm/instructions.h>

@@ -18,8 +18,8 @@
  * Also here: bench_spinlock, the lock benchmarks (run only when named:
  * test=bench_spinlock).
  */
-#include <console/console.h>
-#include <cpu/irq.h>
+#include <log/console.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <sync/spinlock.h>

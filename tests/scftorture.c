@@ -13,7 +13,7 @@
  * sequence (not the interleaving).
  */
 #include <cpu/cpumask.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <mm/memory.h>
 #include <boot/options.h>
 #include <smp/smp.h>

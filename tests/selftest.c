@@ -7,10 +7,10 @@
  * leaves selftest_* suites out unless test= names them.
  */
 #include <boot/boot.h>
-#include <console/console.h>
-#include <cpu/irq.h>
+#include <log/console.h>
+#include <sync/irq.h>
 #include <mm/memory.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <harness/test.h>
 #include <lib/string.h>
 

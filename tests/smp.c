@@ -6,10 +6,10 @@
  * clock; the CPUs' TSCs agree with each other.
  */
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <harness/test.h>
 #include <time/time.h>
 #include <time/timer.h>

@@ -6,11 +6,11 @@
  * report hook instead of panicking), the long-spin report, and the MCS
  * queue nodes.  The random, all-CPU torture is tests/locktorture.c.
  */
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <sync/spinlock.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <harness/test.h>
 #include <time/time.h>
 #include <lib/string.h>

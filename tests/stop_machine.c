@@ -9,7 +9,7 @@
  */
 #include <cpu/cpumask.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>

@@ -11,7 +11,7 @@
  * Stickiness is always visible as a "sticky" return in the counters.
  */
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

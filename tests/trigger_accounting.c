@@ -10,7 +10,7 @@
  * what happened, one situation at a time.
  */
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>

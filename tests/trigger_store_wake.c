@@ -23,7 +23,7 @@
  * Bochs, whose MWAIT sleeps.
  */
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <harness/machine.h>
 #include <boot/options.h>
 #include <smp/smp.h>

@@ -30,7 +30,7 @@
  * without its fence goes wrong; the last case runs the kick and the
  * waiter's publish in lockstep for that.
  */
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <harness/machine.h>
 #include <boot/options.h>
 #include <smp/smp.h>

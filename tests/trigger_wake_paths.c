@@ -6,7 +6,7 @@
  * (trigger_halt.S), and a wake IPI whose send fails.
  */
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
 #include <harness/test.h>

@@ -8,7 +8,7 @@
  */
 #include <boot/acpi.h>
 #include <boot/boot.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <arch/acpi_register.h>
 #include <lib/format.h>
 #include <lib/string.h>

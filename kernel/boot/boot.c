@@ -5,9 +5,9 @@
  * everything later reads only that.
  */
 #include <boot/boot.h>
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/hypervisor.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/version.h>
 #include <arch/paging.h>
 #include <lib/format.h>

@@ -8,7 +8,7 @@
 #include <boot/acpi.h>
 #include <boot/boot.h>
 #include <boot/firmware_dump.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/options.h>
 #include <asm/bios.h>
 #include <lib/bytes.h>

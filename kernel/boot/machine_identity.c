@@ -3,7 +3,7 @@
 #include <arch/hypervisor.h>
 #include <boot/machine_identity.h>
 #include <boot/options.h>
-#include <console/log.h>
+#include <log/log.h>
 
 static enum machine_told machine_told = MACHINE_TOLD_NOTHING;
 

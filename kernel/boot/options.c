@@ -7,7 +7,7 @@
  */
 #include <boot/boot.h>
 #include <arch/hypervisor.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/options.h>
 #include <lib/cmdline.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <console/console_setup.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/options.h>
 #include <console/screen_console.h>
 #include <arch/serial.h>

@@ -18,10 +18,10 @@
  * instead of recursing.  No lock is taken here, so nothing can deadlock.
  */
 #include <boot/boot.h>
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <lib/font.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <arch/paging.h>
 #include <mm/memory_setup.h>
 #include <console/screen_console.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <harness/bench.h>
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <harness/machine.h>
 #include <smp/smp.h>
 #include <harness/test.h>

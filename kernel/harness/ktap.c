@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <console/console.h>
+#include <log/console.h>
 #include <harness/ktap.h>
 
 static void print_on_console(void *context, const char *text)

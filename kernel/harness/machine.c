@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/hypervisor.h>
 #include <harness/ktap.h>
 #include <harness/machine.h>
 #include <harness/test_runner.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <boot/options.h>
 #include <console/screen_console.h>
 

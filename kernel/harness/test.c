@@ -9,11 +9,11 @@
  * "not ok N case # ERROR <exception>"; either way the run goes on with the
  * next case.  Output is KTAP v1 as docs/ktap.md shows it.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <asm/interrupts.h>
 #include <harness/ktap.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <smp/recovery.h>
 #include <harness/test.h>
 #include <harness/test_runner.h>

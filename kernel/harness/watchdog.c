@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <harness/ktap.h>
 #include <boot/options.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* From the memory map to the page allocator and the final page tables. */
 #include <boot/boot.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <mm/memory.h>
 #include <mm/memory_setup.h>
 

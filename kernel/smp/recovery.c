@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Fault recovery contexts: the per-CPU nesting around the arch save/resume. */
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/recovery.h>
 #include <sync/trigger_backend.h>
 

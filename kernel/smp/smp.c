@@ -5,10 +5,10 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <boot/options.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <time/timer.h>

@@ -13,14 +13,14 @@
  */
 #include <cpu/cpu.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <mm/memory.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <time/time.h>
 
 #define CSD_FLAG_PENDING	(1u << 0)	/* queued or running: not to be reused */

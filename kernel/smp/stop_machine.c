@@ -4,8 +4,8 @@
  * through, driven by an acknowledgement counter.
  */
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
 #include <sync/spinlock.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stddef.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <smp/tsc_sync.h>

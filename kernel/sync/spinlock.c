@@ -6,13 +6,13 @@
  * is the caller's call site: that is the address a report names.
  */
 #include <cpu/cpu.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/options.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <sync/spinlock.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <time/time.h>
 #include <lib/format.h>
 

@@ -17,13 +17,13 @@
  * That the wake-up itself cannot be lost on its way to the halt is the
  * architecture's part (x86: trigger_wake.c, trigger_halt.S).
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <cpu/cpumask.h>
-#include <cpu/irq.h>
-#include <console/log.h>
-#include <console/panic.h>
-#include <console/symbols.h>
+#include <sync/irq.h>
+#include <log/log.h>
+#include <log/panic.h>
+#include <log/symbols.h>
 #include <time/time.h>
 #include <sync/trigger_core.h>
 #include <lib/format.h>

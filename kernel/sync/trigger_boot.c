@@ -8,7 +8,7 @@
  * options (trigger=, trigger_spin_ns=, mwait_hint=: trigger_options.c), and
  * says what it chose and why.
  */
-#include <console/log.h>
+#include <log/log.h>
 #include <sync/trigger_backend.h>
 #include <sync/trigger_core.h>
 #include <time/time.h>

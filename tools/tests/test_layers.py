@@ -8,14 +8,16 @@ from trigos import cli, layers
 
 RULES = {
     "kernel/lib/README.md": "nothing",
-    "kernel/arch/x86/README.md": "lib, console",
-    "kernel/console/README.md": "lib, arch",
-    "kernel/boot/README.md": "lib, arch, console",
-    "kernel/sync/README.md": "lib, arch, console",
-    "kernel/time/README.md": "lib, arch, console",
-    "kernel/mm/README.md": "lib, arch, console, sync",
-    "kernel/smp/README.md": "lib, arch, console, sync, time",
-    "kernel/harness/README.md": "lib, arch, console, boot, sync, time, mm, smp",
+    "kernel/arch/x86/README.md": "lib, log",
+    "kernel/cpu/README.md": "lib, arch",
+    "kernel/log/README.md": "lib, arch",
+    "kernel/boot/README.md": "lib, arch, log",
+    "kernel/time/README.md": "lib, arch, log",
+    "kernel/sync/README.md": "lib, arch, log",
+    "kernel/mm/README.md": "lib, arch, log, sync",
+    "kernel/console/README.md": "lib, arch, log",
+    "kernel/smp/README.md": "lib, arch, log, sync, time",
+    "kernel/harness/README.md": "lib, arch, cpu, log, boot, time, sync, mm, console, smp",
     "kernel/README.md": "any",
     "tests/README.md": "any",
 }
@@ -29,15 +31,15 @@ def write(root, path, text):
 
 
 def tree(root, rules=None):
-    """A tiny kernel: a log in console/, a lock in sync/ that logs, mm that takes the lock."""
+    """A tiny kernel: a log in log/, a lock in sync/ that logs, mm that takes the lock."""
     for readme, rule in (rules or RULES).items():
         write(root, readme, f"# {readme}\n\nMay include: {rule}\n")
-    write(root, "kernel/include/console/log.h", "void log_note(const char *text);\n")
-    write(root, "kernel/console/log.c",
-          "#include <console/log.h>\n\nvoid log_note(const char *text)\n{\n}\n")
+    write(root, "kernel/include/log/log.h", "void log_note(const char *text);\n")
+    write(root, "kernel/log/log.c",
+          "#include <log/log.h>\n\nvoid log_note(const char *text)\n{\n}\n")
     write(root, "kernel/include/sync/lock.h", "void lock_take(void);\n")
     write(root, "kernel/sync/lock.c",
-          "#include <console/log.h>\n#include <sync/lock.h>\n\n"
+          "#include <log/log.h>\n#include <sync/lock.h>\n\n"
           "void lock_take(void)\n{\n\tlog_note(\"taken\");\n}\n")
     write(root, "kernel/mm/pages.c",
           "#include <sync/lock.h>\n\nvoid pages_alloc(void)\n{\n\tlock_take();\n}\n")
@@ -66,23 +68,23 @@ class Layers(unittest.TestCase):
         self.assertIn("cycles: 0, 0 without the arch", out)
 
     def test_an_upward_include_fails_naming_file_line_and_rule(self):
-        write(self.root, "kernel/console/log.c",
-              "#include <console/log.h>\n#include <sync/lock.h>\n\n"
+        write(self.root, "kernel/log/log.c",
+              "#include <log/log.h>\n#include <sync/lock.h>\n\n"
               "void log_note(const char *text)\n{\n}\n")
         status, out = check(self.root)
         self.assertEqual(status, 1)
-        self.assertIn("kernel/console/log.c:2: #include <sync/lock.h> uses sync/, which the "
-                      "rule of console/ does not allow (kernel/console/README.md: "
+        self.assertIn("kernel/log/log.c:2: #include <sync/lock.h> uses sync/, which the "
+                      "rule of log/ does not allow (kernel/log/README.md: "
                       "May include: arch, lib)", out)
-        self.assertIn("cycle between folders: console sync", out)
+        self.assertIn("cycle between folders: log sync", out)
 
     def test_a_call_of_a_name_only_another_folder_defines_is_an_edge(self):
-        write(self.root, "kernel/console/log.c",
-              "#include <console/log.h>\n\nvoid log_note(const char *text)\n{\n"
+        write(self.root, "kernel/log/log.c",
+              "#include <log/log.h>\n\nvoid log_note(const char *text)\n{\n"
               "\t/* lock_take() in a comment is no call */\n\tlock_take();\n}\n")
         status, out = check(self.root)
         self.assertEqual(status, 1)
-        self.assertIn("kernel/console/log.c:6: calls lock_take() uses sync/", out)
+        self.assertIn("kernel/log/log.c:6: calls lock_take() uses sync/", out)
         self.assertNotIn("log.c:5", out)
 
     def test_a_folder_without_a_rule_fails(self):
@@ -99,10 +101,10 @@ class Layers(unittest.TestCase):
 
     def test_upward_arrows_are_counted_even_when_allowed(self):
         rules = dict(RULES)
-        rules["kernel/console/README.md"] = "lib, arch, sync"
+        rules["kernel/log/README.md"] = "lib, arch, sync"
         tree(self.root, rules)
-        write(self.root, "kernel/console/log.c",
-              "#include <console/log.h>\n#include <sync/lock.h>\n")
+        write(self.root, "kernel/log/log.c",
+              "#include <log/log.h>\n#include <sync/lock.h>\n")
         status, out = check(self.root)
         self.assertEqual(status, 0, out)
         self.assertIn("1 upward in the order, 0 against the rules", out)

@@ -4,7 +4,7 @@
 
 Each kernel folder's README.md says which folders it may use, on one line:
 
-    May include: lib, arch, console
+    May include: lib, arch, log
 
 (`any` allows every folder, `nothing` none).  This tool reads those lines, then every
 `#include` of every source and header file, and every call of a function
@@ -30,6 +30,7 @@ FOLDERS = {
     "lib": (("kernel/lib",), "kernel/lib/README.md"),
     "arch": (("kernel/arch/x86",), "kernel/arch/x86/README.md"),
     "cpu": (("kernel/cpu",), "kernel/cpu/README.md"),
+    "log": (("kernel/log",), "kernel/log/README.md"),
     "console": (("kernel/console",), "kernel/console/README.md"),
     "sync": (("kernel/sync",), "kernel/sync/README.md"),
     "smp": (("kernel/smp",), "kernel/smp/README.md"),
@@ -42,7 +43,8 @@ FOLDERS = {
 }
 # The intended order, bottom first (docs/CONVENTIONS.md): an arrow to a later
 # folder points upward.
-ORDER = ("lib", "arch", "cpu", "console", "boot", "sync", "time", "mm", "smp", "harness", "main", "tests")
+ORDER = ("lib", "arch", "cpu", "log", "boot", "time", "sync", "mm", "console", "smp", "harness", "main",
+         "tests")
 # Folders under kernel/include/ named after a folder above hold its headers.
 INCLUDE_ROOT = "kernel/include"
 ARCH_INCLUDE = "kernel/arch/x86/include"

@@ -12,7 +12,7 @@
  */
 #include <boot/acpi.h>
 #include <arch/acpi_register.h>
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/power.h>
 #include <arch/serial.h>
 #include <time/time.h>

@@ -4,7 +4,7 @@
  * once hypervisor.c has confirmed QEMU: on real hardware port 0xe9 may belong
  * to something else, and writing it blindly is not harmless.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/serial.h>
 #include <asm/instructions.h>
 

@@ -8,11 +8,11 @@
  *     the case ends as "not ok ... # ERROR" and the run goes on;
  *  3. otherwise the dump goes out and the kernel panics.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <smp/recovery.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <lib/format.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>

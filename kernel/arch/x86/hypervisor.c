@@ -12,7 +12,7 @@
  * on bare metal 0x510 may belong to an unrelated device.
  */
 #include <arch/hypervisor.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/options.h>
 #include <lib/string.h>
 #include <asm/instructions.h>

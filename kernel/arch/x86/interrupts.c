@@ -7,7 +7,7 @@
  * #DF, NMI and #MC run on IST stacks: they can arrive when the current stack
  * is unusable (an overflow into a guard page) or in the middle of anything.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <asm/boot.h>
 #include <asm/instructions.h>

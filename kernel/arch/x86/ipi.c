@@ -11,8 +11,8 @@
  */
 #include <cpu/cpu.h>
 #include <arch/ipi.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <arch/paging.h>
 #include <smp/smp.h>
 #include <time/time.h>

@@ -4,14 +4,14 @@
  * page, x2APIC through MSRs 0x800 + (offset >> 4) (12.12.1.2), one set of
  * functions over both.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <smp/smp.h>
 #include <time/timer.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <arch/paging.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <time/time.h>
 #include <asm/apic.h>
 #include <asm/instructions.h>

@@ -13,8 +13,8 @@
  */
 #include <boot/boot.h>
 #include <cpu/cpu.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <arch/memtype_check.h>
 #include <boot/options.h>
 #include <smp/smp.h>

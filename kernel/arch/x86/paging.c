@@ -19,7 +19,7 @@
  * so they lie below 4 GiB where the boot map reaches them.
  */
 #include <mm/memory.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <sync/spinlock.h>
 #include <lib/string.h>
 #include <asm/instructions.h>

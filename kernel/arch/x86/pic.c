@@ -11,7 +11,7 @@
  */
 #include <boot/acpi.h>
 #include <boot/boot.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <lib/bytes.h>
 #include <asm/instructions.h>
 #include <asm/pic.h>

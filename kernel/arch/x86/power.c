@@ -14,11 +14,11 @@
  */
 #include <boot/acpi.h>
 #include <arch/acpi_register.h>
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <arch/ipi.h>
 #include <arch/power.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <arch/serial.h>
 #include <smp/smp.h>
 #include <time/time.h>

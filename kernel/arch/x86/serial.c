@@ -8,7 +8,7 @@
  * writes the scratch register and uses the loopback mode (register layout
  * from the PC16550D data sheet), and every wait is bounded.
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <arch/serial.h>
 #include <asm/instructions.h>
 

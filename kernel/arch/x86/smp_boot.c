@@ -24,10 +24,10 @@
 #include <boot/boot.h>
 #include <cpu/cpu.h>
 #include <arch/hypervisor.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <mm/memory.h>
 #include <boot/options.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <lib/mptable.h>

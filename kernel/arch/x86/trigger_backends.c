@@ -6,8 +6,8 @@
  */
 #include <cpu/cpu.h>
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <arch/memtype_check.h>
 #include <smp/smp.h>
 #include <time/time.h>

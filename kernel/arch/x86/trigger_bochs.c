@@ -21,9 +21,9 @@
  *     LAPIC one-shot with the interrupt break bounds an interrupts-off
  *     MWAITX instead (mwaitx-timer).
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <boot/machine_identity.h>
 #include <arch/paging.h>
 #include <boot/options.h>

@@ -18,10 +18,10 @@
  * below, both halts being marked windows (trigger_halt.S).  A wake IPI or
  * NMI that cannot be sent is retried once, then reported (send_wake()).
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
 #include <arch/hypervisor.h>
-#include <console/log.h>
+#include <log/log.h>
 #include <smp/smp.h>
 #include <lib/string.h>
 #include <asm/apic.h>

@@ -22,8 +22,8 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
-#include <cpu/irq.h>
-#include <console/log.h>
+#include <sync/irq.h>
+#include <log/log.h>
 #include <lib/format.h>
 #include <lib/clock_calibration.h>
 #include <lib/random.h>

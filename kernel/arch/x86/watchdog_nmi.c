@@ -4,11 +4,11 @@
  * was and, inside a test case, resumes the case's recovery context with a
  * timeout code, through IRETQ (which also ends NMI blocking).
  */
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
-#include <console/panic.h>
+#include <log/panic.h>
 #include <smp/recovery.h>
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <arch/watchdog_nmi.h>
 #include <asm/apic.h>
 #include <asm/interrupts.h>

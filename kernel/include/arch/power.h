@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <console/panic.h>	/* arch_halt_forever() */
+#include <log/panic.h>	/* arch_halt_forever() */
 
 void arch_qemu_debug_exit(uint32_t value);
 /* Write "Shutdown" to Bochs's port 0x8900; returns only if the machine is still on. */

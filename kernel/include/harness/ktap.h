@@ -9,7 +9,7 @@
  * plan.
  */
 
-#include <console/log.h>
+#include <log/log.h>
 #include <lib/ktap_writer.h>
 
 /*

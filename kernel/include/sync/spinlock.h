@@ -48,7 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cpu/irq.h>
+#include <sync/irq.h>
 #include <asm/spinlock.h>
 
 #ifndef ARCH_HAS_SPINLOCK_PRIMITIVES

@@ -6,8 +6,8 @@
  * the bottom with the console, so that any folder may note something; the
  * harness on top only tells it when the header is out (ktap_header()).
  */
-#include <console/console.h>
-#include <console/log.h>
+#include <log/console.h>
+#include <log/log.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

@@ -5,7 +5,7 @@
  * address; lookup is a binary search for the last symbol at or below the
  * address.
  */
-#include <console/symbols.h>
+#include <log/symbols.h>
 #include <lib/format.h>
 #include <lib/string.h>
 

@@ -2,7 +2,7 @@
 #ifndef TRIGOS_CONSOLE_LOG_H
 #define TRIGOS_CONSOLE_LOG_H
 /*
- * The kernel's log (kernel/console/log.c): top-level diagnostics ("# ...").
+ * The kernel's log (kernel/log/log.c): top-level diagnostics ("# ...").
  * Boot-time findings are diagnostics, but a diagnostic before "KTAP version
  * 1" is not part of the KTAP document (docs/ktap.md), so what boot code says
  * before the header is kept and printed right after the plan.

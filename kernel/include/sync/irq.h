@@ -42,7 +42,7 @@ struct irq_nesting {
 
 extern struct irq_nesting irq_nesting[MAX_CPUS];
 
-/* kernel/cpu/irq.c: report an undo without a disable (once per CPU). */
+/* kernel/sync/irq.c: report an undo without a disable (once per CPU). */
 void irq_nesting_underflow(void);
 
 static inline void local_irq_disable(void)

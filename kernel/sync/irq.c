@@ -3,9 +3,9 @@
  * Per-CPU interrupt-disable nesting (irq.h).  The counting is inline in
  * irq.h; this file holds the counters and the report of a bad undo.
  */
-#include <cpu/irq.h>
-#include <console/log.h>
-#include <console/symbols.h>
+#include <sync/irq.h>
+#include <log/log.h>
+#include <log/symbols.h>
 
 struct irq_nesting irq_nesting[MAX_CPUS];
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include <console/console.h>
+#include <log/console.h>
 #include <cpu/cpu.h>
-#include <console/log.h>
-#include <console/panic.h>
+#include <log/log.h>
+#include <log/panic.h>
 #include <lib/format.h>
 #include <asm/instructions.h>
 
