@@ -220,9 +220,10 @@ def check(root, out=sys.stdout, verbose=False):
     """Print the broken rules and the cycles of the tree at @root; return the exit status."""
     rules, problems = read_rules(root)
     edges = edges_of(root)
-    graph, upward, broken = {}, set(), []
+    graph, upward, broken, uses = {}, set(), [], {}
     for path, number, source, owner, what in edges:
         graph.setdefault(source, set()).add(owner)
+        uses.setdefault((source, owner), []).append(f"{path}:{number} {what}")
         allowed = rules.get(source)
         if source in rules and allowed is not None and owner not in allowed:
             upward.add((source, owner))
@@ -243,9 +244,10 @@ def check(root, out=sys.stdout, verbose=False):
         print(f"layers: cycle between folders: {' '.join(loop)}", file=out)
     for loop in generic_loops:
         print(f"layers: cycle without the arch: {' '.join(loop)}", file=out)
-    if verbose:
-        for source, owner in rising:
-            print(f"layers: upward in the order: {source} -> {owner}", file=out)
+    for source, owner in rising:
+        first = uses[(source, owner)]
+        print(f"layers: upward in the order: {source} -> {owner} ({len(first)} uses, first "
+              f"{first[0]})", file=out)
     if verbose:
         for source in sorted(graph):
             print(f"layers: {source} -> {' '.join(sorted(graph[source]))}", file=out)
