@@ -23,7 +23,13 @@ KTAP v1 as parsed here (docs/ktap.md):
         ok 1 <case>
         not ok 2 <case> # ERROR #PF page fault
         ok 3 <case> # SKIP <reason>
-        # <suite>: pass:1 fail:1 skip:1 total:3
+            KTAP version 1          a parameterized case, as KUnit prints one
+            # Subtest: <case>
+            1..P
+            ok 1 <parameter description>
+        # <case>: pass:P fail:F skip:K total:T
+        ok 4 <case>
+        # <suite>: pass:1 fail:1 skip:1 total:3   (parameters counted one by one)
     not ok 1 <suite>
     # Totals: pass:P fail:F skip:K total:T
     # RESULT: PASS | FAIL | CRASH
@@ -41,7 +47,8 @@ from .verdict import RESULT_PREFIX
 
 KTAP_HEADER = "KTAP version 1"
 INDENT_WIDTH = 4
-# Deeper nesting than this is garbage, not KTAP (trigos nests 2 levels): it
+# Deeper nesting than this is garbage, not KTAP (trigos nests 3 levels: suites,
+# cases, the parameters of a parameterized case): it
 # fails the log instead of being built into a tree whose recursive checks
 # would exceed Python's recursion limit.
 MAX_NESTING = 64
@@ -480,9 +487,15 @@ def _check_body(body, path, problems):
             _check_body(child, child_path, problems)
             summary = SuiteSummary(child.display_name())
             _count(child, summary)
+            # A parameterized case's "# CASE: pass:..." line is in its suite's body.
+            counted = {grandchild.display_name(): grandchild for grandchild in child.children
+                       if grandchild.has_body}
+            counted[child.display_name()] = child
             for line, name, passed, failed, skipped, total in child.counts_lines:
-                if name != child.display_name():
+                if name not in counted:
                     continue
+                summary = SuiteSummary(name)
+                _count(counted[name], summary)
                 if (passed, failed, skipped, total) != (summary.passed,
                                                        summary.failed + summary.errors,
                                                        summary.skipped,
@@ -668,9 +681,11 @@ def _junit_case(parent, classname, name, test=None, failure=None, error=None, ti
 def junit_element(checks, extra_problems=None, prefix_labels=None):
     """Build a <testsuites> element: one <testsuite> per KTAP suite.
 
-    Log-level problems (a crash, a missing plan, no RESULT line) become an
-    extra test case "<label>/log" with an <error>, so that a CI page shows
-    them.  @extra_problems maps a label to more such messages (e.g. a timeout
+    Each KTAP result without subtests is a <testcase> (a parameter of a
+    parameterized case is one, named "case/parameter"), so the counts are
+    the KTAP's.  Log-level problems (a crash, a missing plan, no RESULT line)
+    are reported in a "<label>/log" <testsuite> of no test case, as its
+    <system-err> and a "verdict" property.  @extra_problems maps a label to more such messages (e.g. a timeout
     that tools/matrix saw).  Suite names get "<label>/" in front when
     @prefix_labels is true (by default, when there are several logs).
     """
@@ -718,14 +733,18 @@ def junit_element(checks, extra_problems=None, prefix_labels=None):
                 totals[key] += value
         problems = list(result.problems) + list(extra_problems.get(result.label, []))
         if problems:
+            # The log's own problems (a crash, a cut log, a timeout) are no
+            # test case: the counts stay those of the KTAP's results.
             element = ET.SubElement(top, "testsuite", name=_xml_text(prefix + "log"))
-            case = ET.SubElement(element, "testcase", classname=_xml_text(prefix + "log"),
-                                 name="log")
-            error = ET.SubElement(case, "error", message=_xml_text(_shorten(problems[0])))
+            for key in totals:
+                element.set(key, "0")
+            properties = ET.SubElement(element, "properties")
+            ET.SubElement(properties, "property", name="verdict",
+                          value=verdict.PASS if result.ok else verdict.FAIL)
+            ET.SubElement(properties, "property", name="problem",
+                          value=_xml_text(_shorten(problems[0])))
+            error = ET.SubElement(element, "system-err")
             error.text = _xml_text("\n".join(problems + [f"# {line}" for line in result.dump]))
-            for key, value in (("tests", 1), ("failures", 0), ("errors", 1), ("skipped", 0)):
-                element.set(key, str(value))
-                totals[key] += value
     for key, value in totals.items():
         top.set(key, str(value))
     return top
