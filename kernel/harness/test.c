@@ -534,6 +534,12 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 						glob_selects_any_case, NULL) +
 		case_selection_report_unmatched(&ktap_console, "bench", bench_selection,
 						glob_selects_any_case, (void *)1);
+	if (trigger_backend_request_refusal()) {
+		/* Asked for a backend that cannot run: as loud as a test= typo. */
+		kprintf("# %s: the run fails (trigger=auto asks for the best available)\n",
+			trigger_backend_request_refusal());
+		run->refused = 1;
+	}
 	if (run->suites == 0)
 		ktap_write_nothing_matched(&ktap_console, selection, bench_selection);
 	else if (run->unmatched)
@@ -546,12 +552,13 @@ enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t s
 {
 	const struct ktap_counts *totals = &run->totals;
 	enum verdict verdict = verdict_of_run(totals->passed, totals->failed, run->suites,
-					      run->unmatched);
+					      run->unmatched + run->refused);
 
 	snprintf(detail, size, "pass:%u fail:%u skip:%u total:%u%s", totals->passed,
 		 totals->failed, totals->skipped, ktap_counts_total(totals),
 		 verdict == VERDICT_SKIP ? " (all skipped)" :
 		 run->suites == 0 ? " (nothing matched)" :
-		 run->unmatched ? " (a pattern matched nothing)" : "");
+		 run->unmatched ? " (a pattern matched nothing)" :
+		 run->refused ? " (the trigger= asked for cannot run)" : "");
 	return verdict;
 }

@@ -189,6 +189,18 @@ KTAP version 1
         self.assertEqual(result.problems, ["line 26: bench=ipii selects no test case"])
         self.assertEqual(result.passed, 5)
 
+    def test_a_backend_that_cannot_run_fails(self):
+        # The tests ran on auto's choice: whatever RESULT says, mwaitx was not tested.
+        text = GOOD.replace("# Totals:", "# trigger=mwaitx cannot run: this CPU lacks "
+                                         "CPUID.80000001H:ECX[29] (MONITORX/MWAITX): the run "
+                                         "fails (trigger=auto asks for the best available)\n"
+                                         "# Totals:")
+        result = check(text)
+        self.assertFalse(result.ok)
+        self.assertEqual(result.problems, [
+            "line 26: trigger=mwaitx cannot run: this CPU lacks CPUID.80000001H:ECX[29] "
+            "(MONITORX/MWAITX): what was asked for was not tested"])
+
     def test_all_skipped_selection_stays_a_skip(self):
         # Cases were selected and ran: a skip, not a failure, in the default mode.
         self.assertTrue(check(self.ALL_SKIPPED).ok)

@@ -64,6 +64,9 @@ _COUNTS = re.compile(r"(\S+): pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:([
 # The kernel's word on a test= or bench= pattern that selects no case
 # (docs/ktap.md): such a run fails, and the check names the pattern.
 _UNMATCHED_PATTERN = re.compile(r"# ((?:test|bench)=.*): no suite or case matches this pattern")
+# The kernel's word on a trigger= backend the machine cannot run: such a run
+# fails too (the tests ran on another backend).
+_REFUSED_REQUEST = re.compile(r"# ((?:trigger)=\S+ cannot run: .*): the run fails.*")
 
 
 # Text longer than this is cut in messages and reports: a runaway line of
@@ -140,6 +143,7 @@ class Document:
     trailing_diagnostics: list = field(default_factory=list)
     too_deep_lines: int = 0         # lines nested deeper than MAX_NESTING
     unmatched_patterns: list = field(default_factory=list)  # (line, "test=GLOB")
+    refused_requests: list = field(default_factory=list)    # (line, "trigger=X cannot run: ...")
 
 
 def _blank(line):
@@ -366,6 +370,9 @@ def parse(data, label="log"):
         unmatched = _UNMATCHED_PATTERN.fullmatch(line.rstrip(" \t"))
         if unmatched:
             doc.unmatched_patterns.append((line_number, unmatched.group(1)))
+        refused = _REFUSED_REQUEST.fullmatch(line.rstrip(" \t"))
+        if refused:
+            doc.refused_requests.append((line_number, refused.group(1)))
         kind, value = _classify(content)
         if kind == "version":
             if level == 0:
@@ -379,6 +386,7 @@ def parse(data, label="log"):
                 doc.last_result = None
                 doc.trailing_diagnostics = []
                 doc.unmatched_patterns = []
+                doc.refused_requests = []
                 parser.stack = [doc.root]
                 doc.ktap_line = line_number
             else:
@@ -612,6 +620,8 @@ def check(doc, skip_only="warn"):
     # pass whatever the kernel said: a typo in test= must not go green.
     findings += [f"line {line}: {_shorten(pattern)} selects no test case"
                  for line, pattern in doc.unmatched_patterns]
+    findings += [f"line {line}: {_shorten(request)}: what was asked for was not tested"
+                 for line, request in doc.refused_requests]
     if result.passed + result.failed + result.skipped == 0 and not doc.structure_problems and \
             result.result in (verdict.PASS, verdict.FAIL, verdict.SKIP):
         findings.append("no test case ran: a run that selects nothing fails")

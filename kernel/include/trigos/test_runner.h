@@ -45,11 +45,14 @@ unsigned int test_select(const char *tests, const char *benchmarks);
  * @totals: its cases' results
  * @suites: how many suites ran
  * @unmatched: how many test= and bench= patterns selected nothing
+ * @refused: how many requests of the command line cannot run here (a
+ *	trigger= backend this machine lacks); each fails the run as @unmatched do
  */
 struct test_run {
 	struct ktap_counts totals;
 	unsigned int suites;
 	unsigned int unmatched;
+	unsigned int refused;
 };
 
 /**
