@@ -55,7 +55,7 @@ static inline void cpu_test_spin_ns(uint64_t nanoseconds)
 struct cpu_test_everywhere {
 	void (*function)(void *);
 	void *argument;
-	unsigned int expected;		/* CPUs taking part; one less for each that could not start */
+	unsigned int expected;		/* CPUs taking part, less those that could not start */
 	unsigned int arrived;
 	uint64_t last_arrival;		/* cycles() of the last CPU to reach the start */
 	uint64_t first_start;		/* cycles() when the first left it (0: none yet) */

@@ -111,8 +111,9 @@ static void every_cpu_answers_and_its_kick_ends_the_wait(void)
 			continue;
 		for (unsigned int i = 0; i < ROUNDS_PER_CPU; i++) {
 			round++;
-			ASSERT_TRUE_MSG(ping_pong(cpu, round), "cpu %u -> cpu %u, round %lu: no answer",
-					cpu_id(), cpu, round);
+			ASSERT_TRUE_MSG(ping_pong(cpu, round),
+					"cpu %u -> cpu %u, round %lu: no answer", cpu_id(), cpu,
+					round);
 		}
 	}
 	trigger_user_counters_read(&example_user, &now);

@@ -349,7 +349,8 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	running.helper_skipped = false;
 	running.skip_reason[0] = '\0';
 	random_seed(&running.random, name_hash(name_hash(seed, suite->name), test_case->name));
-	for (struct test_case_notifier *notifier = case_notifiers; notifier; notifier = notifier->next)
+	for (struct test_case_notifier *notifier = case_notifiers; notifier;
+	     notifier = notifier->next)
 		notifier->case_start(suite->name, test_case->name, notifier->data);
 
 	if (suite->init && suite->init() != 0) {
@@ -380,7 +381,8 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 /* Runs @test_case (with @param) @repeat times, or until a round does not pass. */
 static enum ktap_outcome run_rounds(const struct test_suite *suite,
 				    const struct test_case *test_case, const void *param,
-				    unsigned int repeat, uint64_t seed, char *error, size_t error_size)
+				    unsigned int repeat, uint64_t seed, char *error,
+				    size_t error_size)
 {
 	enum ktap_outcome outcome = KTAP_PASS;
 	unsigned int round;

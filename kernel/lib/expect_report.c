@@ -234,8 +234,8 @@ void expect_report_failure(struct expect_report *report, const struct expectatio
 			   const char *where, const char *format, va_list args)
 {
 	expect_report_printf(report, "%s FAILED at %s:%d%s\n",
-			     expectation->assertion ? "ASSERTION" : "EXPECTATION", expectation->file,
-			     expectation->line, where ? where : "");
+			     expectation->assertion ? "ASSERTION" : "EXPECTATION",
+			     expectation->file, expectation->line, where ? where : "");
 	add_operands(report, expectation);
 	if (format) {
 		expect_report_vprintf(report, format, args);

@@ -24,7 +24,7 @@ static void integers_show_both_operands_signed_or_not(void)
 
 	EXPECT_EQ(minus_one, 4);
 	EXPECT_LT(all_ones, 1u);
-	EXPECT_EQ_MSG(replies, sent, "cpu %u -> cpu %u: %u replies missing", 1u, 3u, sent - replies);
+	EXPECT_EQ_MSG(replies, sent, "cpu %u -> cpu %u: %u missing", 1u, 3u, sent - replies);
 	ASSERT_GE(minus_one, 0);
 	EXPECT_EQ(1, 2);	/* not reached: the ASSERT ended the case */
 }

@@ -266,7 +266,8 @@ int main(int argc, char **argv)
 			} else {
 				outcome = run_case(suite, test_case, &counts);
 			}
-			ktap_write_case(&ktap_stdout, ++number, test_case->name, outcome, skip_reason);
+			ktap_write_case(&ktap_stdout, ++number, test_case->name, outcome,
+					skip_reason);
 		}
 		if (suite->suite_exit && !suite_init_result)
 			suite->suite_exit();

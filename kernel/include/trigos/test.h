@@ -95,7 +95,8 @@ struct test_suite {
 };
 
 #define TEST_CASE(fn) { .name = #fn, .run = fn }
-#define TEST_CASE_PARAM(fn, generator) { .name = #fn, .run_param = fn, .generate_params = generator }
+#define TEST_CASE_PARAM(fn, generator)                                          \
+	{ .name = #fn, .run_param = fn, .generate_params = generator }
 
 #ifdef TRIGOS_HOST_TEST
 #define TEST_SUITE_SECTION(suite_name) "test_suites"
@@ -372,7 +373,7 @@ const char *test_current_case_name(void);
 #define EXPECT_NEAR_MSG(a, b, tol, ...)	TEST_CHECK_NEAR_(false, a, b, tol, __VA_ARGS__)
 #define EXPECT_PTR_EQ_MSG(a, b, ...)	TEST_CHECK_PTR_(false, a, ==, b, #b, __VA_ARGS__)
 #define EXPECT_PTR_NE_MSG(a, b, ...)	TEST_CHECK_PTR_(false, a, !=, b, #b, __VA_ARGS__)
-#define EXPECT_NULL_MSG(p, ...)		TEST_CHECK_PTR_(false, p, ==, NULL, "NULL", __VA_ARGS__)
+#define EXPECT_NULL_MSG(p, ...)	TEST_CHECK_PTR_(false, p, ==, NULL, "NULL", __VA_ARGS__)
 #define EXPECT_NOT_NULL_MSG(p, ...)	TEST_CHECK_PTR_(false, p, !=, NULL, "NULL", __VA_ARGS__)
 #define EXPECT_STREQ_MSG(a, b, ...)	TEST_CHECK_STR_(false, a, ==, b, __VA_ARGS__)
 #define EXPECT_STRNE_MSG(a, b, ...)	TEST_CHECK_STR_(false, a, !=, b, __VA_ARGS__)
@@ -410,7 +411,7 @@ const char *test_current_case_name(void);
 #define ASSERT_NEAR_MSG(a, b, tol, ...)	TEST_CHECK_NEAR_(true, a, b, tol, __VA_ARGS__)
 #define ASSERT_PTR_EQ_MSG(a, b, ...)	TEST_CHECK_PTR_(true, a, ==, b, #b, __VA_ARGS__)
 #define ASSERT_PTR_NE_MSG(a, b, ...)	TEST_CHECK_PTR_(true, a, !=, b, #b, __VA_ARGS__)
-#define ASSERT_NULL_MSG(p, ...)		TEST_CHECK_PTR_(true, p, ==, NULL, "NULL", __VA_ARGS__)
+#define ASSERT_NULL_MSG(p, ...)	TEST_CHECK_PTR_(true, p, ==, NULL, "NULL", __VA_ARGS__)
 #define ASSERT_NOT_NULL_MSG(p, ...)	TEST_CHECK_PTR_(true, p, !=, NULL, "NULL", __VA_ARGS__)
 #define ASSERT_STREQ_MSG(a, b, ...)	TEST_CHECK_STR_(true, a, ==, b, __VA_ARGS__)
 #define ASSERT_STRNE_MSG(a, b, ...)	TEST_CHECK_STR_(true, a, !=, b, __VA_ARGS__)

@@ -90,7 +90,8 @@ void trigger_unpublish(uint64_t *mask, unsigned int cpu);
 /*
  * The boot's choice (the arch's trigger_boot_init() calls it once it has
  * measured): @requested, or "auto" when it is, or when it cannot run here
- * (said in a note, and the run then fails: trigger_backend_request_refusal()), which trigger_choose_auto() decides from what the arch
+ * (said in a note, and the run then fails: trigger_backend_request_refusal()),
+ * which trigger_choose_auto() decides from what the arch
  * reports; selects it, remembers it for trigger_backend_boot_choice() and
  * prints the choice and its reason.
  */
