@@ -51,11 +51,12 @@ static void answer_ping(void *argument)
 
 /* The user's counters at the start of the running case (the case-start notifier's baseline). */
 static struct trigger_user_counters at_case_start;
+static const char *baseline_case;	/* the case it was taken for */
 
 static void take_baseline(const char *suite, const char *test_case, void *data)
 {
-	if (suite[0] == 'e')	/* this suite, "example" (not bench_example) */
-		trigger_user_counters_read(&example_user, &at_case_start);
+	trigger_user_counters_read(&example_user, &at_case_start);
+	baseline_case = test_case;
 }
 
 static struct test_case_notifier baseline_notifier = { .case_start = take_baseline };
@@ -117,6 +118,7 @@ static void every_cpu_answers_and_its_kick_ends_the_wait(void)
 		}
 	}
 	trigger_user_counters_read(&example_user, &now);
+	EXPECT_STREQ_MSG(baseline_case, test_current_case_name(), "no baseline for this case");
 	test_diag("%lu sequences: by its kick %llu, before waiting %llu, before its kick %llu, "
 		  "reached a deadline %llu, late helper %llu, still without a kick %llu",
 		  round, (unsigned long long)(now.by_kick - at_case_start.by_kick),
