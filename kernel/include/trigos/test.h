@@ -95,7 +95,7 @@ struct test_suite {
 };
 
 #define TEST_CASE(fn) { .name = #fn, .run = fn }
-#define TEST_CASE_PARAM(fn, generator)                                          \
+#define TEST_CASE_PARAM(fn, generator)                                         \
 	{ .name = #fn, .run_param = fn, .generate_params = generator }
 
 #ifdef TRIGOS_HOST_TEST
@@ -120,10 +120,10 @@ struct test_suite {
 		.suite_exit = suite_exit_fn,                                   \
 	};                                                                     \
 	static const struct test_suite *const test_suite_pointer_##suite_name  \
-		__attribute__((used, section(TEST_SUITE_SECTION(suite_name)))) =  \
+		__attribute__((used, section(TEST_SUITE_SECTION(suite_name)))) = \
 			&test_suite_##suite_name
 
-#define TEST_SUITE(suite_name, case_table, init_fn, exit_fn)                    \
+#define TEST_SUITE(suite_name, case_table, init_fn, exit_fn)                   \
 	TEST_SUITE_ONCE(suite_name, case_table, NULL, NULL, init_fn, exit_fn)
 
 /* --- Provided by the runner (kernel or host) ----------------------------- */
@@ -172,20 +172,20 @@ const char *test_current_case_name(void);
  * The _MSG forms take a printf format and its arguments after the operands;
  * the message is printed after the values.
  */
-#define TEST_SIGNED_(x)                                                         \
+#define TEST_SIGNED_(x)                                                        \
 	_Generic((x), bool: false, unsigned char: false, unsigned short: false, \
-		 unsigned int: false, unsigned long: false,                     \
+		 unsigned int: false, unsigned long: false,                    \
 		 unsigned long long: false, default: true)
 
 /* Report @expectation_ (with the message, if any) and end the case if it is an ASSERT. */
-#define TEST_FAILED_(expectation_, ...)                                         \
+#define TEST_FAILED_(expectation_, ...)                                        \
 	do {                                                                   \
 		test_expectation_failed(&(expectation_), __VA_ARGS__);         \
 		if ((expectation_).assertion)                                  \
 			test_abort_case();                                     \
 	} while (0)
 
-#define TEST_CHECK_INT_(abort, a, compare, b, ...)                                   \
+#define TEST_CHECK_INT_(abort, a, compare, b, ...)                             \
 	do {                                                                   \
 		__typeof__(a) test_left_ = (a);                                \
 		__typeof__(b) test_right_ = (b);                               \
@@ -193,13 +193,13 @@ const char *test_current_case_name(void);
 		/* Literals are int: let EXPECT_EQ(size, 0) compare as C does. */ \
 		_Pragma("GCC diagnostic push")                                 \
 		_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")           \
-		test_holds_ = test_left_ compare test_right_;                       \
+		test_holds_ = test_left_ compare test_right_;                  \
 		_Pragma("GCC diagnostic pop")                                  \
 		if (!test_holds_) {                                            \
 			struct expectation test_e_ = {                         \
 				.file = __FILE__, .line = __LINE__,            \
 				.assertion = abort, .kind = EXPECT_KIND_INT,   \
-				.op = #compare, .left_text = #a, .right_text = #b,  \
+				.op = #compare, .left_text = #a, .right_text = #b, \
 				.left = (uint64_t)test_left_,                  \
 				.right = (uint64_t)test_right_,                \
 				.left_signed = TEST_SIGNED_(test_left_),       \
@@ -209,7 +209,7 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
-#define TEST_CHECK_BOOL_(abort, condition, expected, ...)                       \
+#define TEST_CHECK_BOOL_(abort, condition, expected, ...)                      \
 	do {                                                                   \
 		if ((bool)(condition) != (expected)) {                         \
 			struct expectation test_e_ = {                         \
@@ -222,15 +222,15 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
-#define TEST_CHECK_PTR_(abort, a, compare, b, b_text, ...)                           \
+#define TEST_CHECK_PTR_(abort, a, compare, b, b_text, ...)                     \
 	do {                                                                   \
 		const void *test_left_ = (a);                                  \
 		const void *test_right_ = (b);                                 \
-		if (!(test_left_ compare test_right_)) {                            \
+		if (!(test_left_ compare test_right_)) {                       \
 			struct expectation test_e_ = {                         \
 				.file = __FILE__, .line = __LINE__,            \
 				.assertion = abort, .kind = EXPECT_KIND_PTR,   \
-				.op = #compare, .left_text = #a,                    \
+				.op = #compare, .left_text = #a,               \
 				.right_text = b_text,                          \
 				.left_pointer = test_left_,                    \
 				.right_pointer = test_right_,                  \
@@ -239,15 +239,15 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
-#define TEST_CHECK_STR_(abort, a, compare, b, ...)                                   \
+#define TEST_CHECK_STR_(abort, a, compare, b, ...)                             \
 	do {                                                                   \
 		const char *test_left_ = (a);                                  \
 		const char *test_right_ = (b);                                 \
-		if (!(expect_string_compare(test_left_, test_right_) compare 0)) {  \
+		if (!(expect_string_compare(test_left_, test_right_) compare 0)) { \
 			struct expectation test_e_ = {                         \
 				.file = __FILE__, .line = __LINE__,            \
 				.assertion = abort, .kind = EXPECT_KIND_STR,   \
-				.op = #compare, .left_text = #a, .right_text = #b,  \
+				.op = #compare, .left_text = #a, .right_text = #b, \
 				.left_pointer = test_left_,                    \
 				.right_pointer = test_right_,                  \
 			};                                                     \
@@ -255,17 +255,17 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
-#define TEST_CHECK_MEM_(abort, a, compare, b, n, ...)                                \
+#define TEST_CHECK_MEM_(abort, a, compare, b, n, ...)                          \
 	do {                                                                   \
 		const void *test_left_ = (a);                                  \
 		const void *test_right_ = (b);                                 \
 		size_t test_size_ = (n);                                       \
 		if (!(expect_memory_compare(test_left_, test_right_,           \
-					    test_size_) compare 0)) {               \
+					    test_size_) compare 0)) {          \
 			struct expectation test_e_ = {                         \
 				.file = __FILE__, .line = __LINE__,            \
 				.assertion = abort, .kind = EXPECT_KIND_MEM,   \
-				.op = #compare, .left_text = #a, .right_text = #b,  \
+				.op = #compare, .left_text = #a, .right_text = #b, \
 				.left_pointer = test_left_,                    \
 				.right_pointer = test_right_,                  \
 				.size = test_size_,                            \
@@ -275,7 +275,7 @@ const char *test_current_case_name(void);
 	} while (0)
 
 /* low <= value <= high, each compared as C does (see TEST_CHECK_INT_). */
-#define TEST_CHECK_RANGE_(abort, value, low, high, ...)                          \
+#define TEST_CHECK_RANGE_(abort, value, low, high, ...)                        \
 	do {                                                                   \
 		__typeof__(value) test_value_ = (value);                       \
 		__typeof__(low) test_low_ = (low);                             \
@@ -308,7 +308,7 @@ const char *test_current_case_name(void);
  * another): the distance is taken as the larger minus the smaller, so it
  * cannot overflow for operands of one type.
  */
-#define TEST_CHECK_NEAR_(abort, a, b, tolerance, ...)                           \
+#define TEST_CHECK_NEAR_(abort, a, b, tolerance, ...)                          \
 	do {                                                                   \
 		__typeof__(a) test_left_ = (a);                                \
 		__typeof__(b) test_right_ = (b);                               \
@@ -320,7 +320,7 @@ const char *test_current_case_name(void);
 		_Pragma("GCC diagnostic ignored \"-Wtype-limits\"")            \
 		test_distance_ = test_left_ >= test_right_ ?                   \
 			(unsigned long long)test_left_ - (unsigned long long)test_right_ : \
-			(unsigned long long)test_right_ - (unsigned long long)test_left_;  \
+			(unsigned long long)test_right_ - (unsigned long long)test_left_; \
 		test_holds_ = test_tolerance_ >= 0 &&                          \
 			test_distance_ <= (unsigned long long)test_tolerance_; \
 		_Pragma("GCC diagnostic pop")                                  \
