@@ -222,10 +222,24 @@ $(BUILD)/host/%.o: %.c
 $(UNIT_TESTS): $(HOST_LIB_OBJECTS) $(HOST_RUNNER_OBJECT)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $^
 
-check-unit: $(UNIT_TESTS)
+# Every expectation form failing on purpose (tests/host/expect_output.c), through the
+# host runner: what they print must be byte for byte tests/host/expect_output.golden,
+# and the run must fail.
+EXPECT_OUTPUT := $(BUILD)/host/expect-output
+$(EXPECT_OUTPUT): $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES)) $(HOST_RUNNER_OBJECT) \
+		$(BUILD)/host/tests/host/expect_output.o
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $^
+
+check-unit: $(UNIT_TESTS) $(EXPECT_OUTPUT)
 	$(UNIT_TESTS) > $(BUILD)/host/unit-tests.log 2>&1; status=$$?; \
 		cat $(BUILD)/host/unit-tests.log; \
-		$(PYTHON) tools/ktap --quiet $(BUILD)/host/unit-tests.log && exit $$status
+		$(PYTHON) tools/ktap --quiet $(BUILD)/host/unit-tests.log || exit 1; \
+		[ $$status = 0 ] || exit $$status
+	$(EXPECT_OUTPUT) > $(BUILD)/host/expect-output.log 2>&1; \
+		if [ $$? != 1 ]; then echo "expect-output: its failing cases did not fail the run"; \
+			exit 1; fi
+	diff -u tests/host/expect_output.golden $(BUILD)/host/expect-output.log
+	@echo "expect-output: every expectation form printed as tests/host/expect_output.golden"
 
 # One process per tools/tests module, so that make -j runs them side by side:
 # most of their time is waiting (test_run's fake QEMU and time-outs: 22 s of

@@ -5,9 +5,11 @@
  * Helpers for the suites that drive several CPUs at once (ipi, call_function,
  * stop_machine, scftorture and their benchmarks).
  *
- * Code that runs on a helper CPU (through smp_run_on or an IPI) must not
- * ASSERT: there is no recovery context there to end the case.  It counts
- * what went wrong in shared variables, and the case checks them afterwards.
+ * Code that runs on a helper CPU through smp_run_on(), smp_run_on_async() or
+ * cpu_test_run_everywhere() may EXPECT, ASSERT and test_skip(): an ASSERT or
+ * skip ends that CPU's part only (its work slot completes) and marks the
+ * case (harness/test.h).  In an IPI handler there is no such context: count
+ * what went wrong in shared variables and check them in the case.
  */
 
 #include <stdbool.h>
@@ -49,25 +51,82 @@ static inline void cpu_test_spin_ns(uint64_t nanoseconds)
 		cpu_relax();
 }
 
+/* One cpu_test_run_everywhere() at a time (cases run one after another). */
+struct cpu_test_everywhere {
+	void (*function)(void *);
+	void *argument;
+	unsigned int expected;		/* CPUs taking part, less those that could not start */
+	unsigned int arrived;
+	uint64_t last_arrival;		/* cycles() of the last CPU to reach the start */
+	uint64_t first_start;		/* cycles() when the first left it (0: none yet) */
+	uint64_t timeout_cycles;
+};
+
+/*
+ * Each CPU's part: wait at the start line until every taking part has
+ * arrived (or the time-out), then run.  Starting the helpers one after the
+ * other gave each a head start of one wake-up (under TCG, a whole time slice
+ * of the host: a lock changed hands 4 times in 8000 rounds); the start line
+ * makes the parts overlap.
+ */
+static inline void cpu_test_everywhere_part(void *argument)
+{
+	struct cpu_test_everywhere *run = argument;
+	uint64_t start = cycles(), now = start;
+	unsigned int arrived = __atomic_add_fetch(&run->arrived, 1, __ATOMIC_ACQ_REL);
+
+	if (arrived >= __atomic_load_n(&run->expected, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&run->last_arrival, start, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&run->arrived, __ATOMIC_ACQUIRE) <
+	       __atomic_load_n(&run->expected, __ATOMIC_ACQUIRE)) {
+		now = cycles();
+		if (now - start > run->timeout_cycles)
+			break;
+		cpu_relax();
+	}
+	now = cycles();
+	__atomic_compare_exchange_n(&run->first_start, &(uint64_t){ 0 }, now, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	run->function(run->argument);
+}
+
+/* The last (and only running) cpu_test_run_everywhere(). */
+static struct cpu_test_everywhere cpu_test_everywhere_run __attribute__((unused));
+
 /**
  * cpu_test_run_everywhere - run @function(@argument) on every online CPU at
- * once, the caller included (last, inline); false if some helper CPU could
- * not be started or did not finish within @timeout_ns
+ * once, the caller included (inline, after starting the others); false if
+ * some helper CPU could not be started or did not finish within @timeout_ns
+ *
+ * At once means overlapping: every CPU waits at a start line until all
+ * have arrived, then runs @function, so none has finished before the last
+ * starts (cpu_test_everywhere_overlapped() says whether they did; a CPU the
+ * host does not run for @timeout_ns lets the others go).  A failed ASSERT
+ * on a helper ends that CPU's part only (harness/test.h).
  */
 static inline bool cpu_test_run_everywhere(void (*function)(void *), void *argument,
 					   uint64_t timeout_ns)
 {
+	struct cpu_test_everywhere *run = &cpu_test_everywhere_run;
 	bool started[MAX_CPUS] = { false };
 	bool all = true;
 	unsigned int me = cpu_id();
 
+	*run = (struct cpu_test_everywhere){
+		.function = function,
+		.argument = argument,
+		.expected = cpus_online(),
+		.timeout_cycles = ns_to_cycles(timeout_ns),
+	};
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 		if (cpu == me || !cpu_test_online(cpu))
 			continue;
-		started[cpu] = smp_run_on_async(cpu, function, argument);
+		started[cpu] = smp_run_on_async(cpu, cpu_test_everywhere_part, run);
+		if (!started[cpu])
+			__atomic_fetch_sub(&run->expected, 1, __ATOMIC_ACQ_REL);
 		all &= started[cpu];
 	}
-	function(argument);
+	cpu_test_everywhere_part(run);
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 		if (started[cpu] && !smp_wait_for(cpu, timeout_ns)) {
 			test_diag("cpu %u did not finish its part in time", cpu);
@@ -75,6 +134,20 @@ static inline bool cpu_test_run_everywhere(void (*function)(void *), void *argum
 		}
 	}
 	return all;
+}
+
+/**
+ * cpu_test_everywhere_overlapped - whether the last cpu_test_run_everywhere()
+ * really started every part together: the last CPU reached the start line
+ * before the first left it (false if one was too late and the others went)
+ */
+static inline bool cpu_test_everywhere_overlapped(void)
+{
+	const struct cpu_test_everywhere *run = &cpu_test_everywhere_run;
+	uint64_t last = __atomic_load_n(&run->last_arrival, __ATOMIC_ACQUIRE);
+
+	/* TSCs are synchronised (checked at boot), so one CPU's reading compares with another's. */
+	return last != 0 && last <= __atomic_load_n(&run->first_start, __ATOMIC_ACQUIRE);
 }
 
 /**

@@ -602,7 +602,7 @@ static void broken_owner_check_is_caught_by_the_checker(void)
 			 seen.any_locks ? "no rogue unlock let a second CPU into a lock"
 					: "the two timed CPUs were never in sections at once",
 			 (unsigned long long)(BROKEN_LOCK_BOUND_NS / MS));
-		test_skip(reason);
+		test_skip("%s", reason);
 	}
 	/* Only a rogue unlock lets a second CPU into the lock. */
 	EXPECT_GT(rogue_unlocks, 0u);

@@ -11,6 +11,7 @@
 #include <sync/irq.h>
 #include <mm/memory.h>
 #include <log/panic.h>
+#include <smp/smp.h>
 #include <harness/test.h>
 #include <lib/string.h>
 
@@ -150,3 +151,65 @@ static const struct test_case skip_cases[] = {
 	TEST_CASE(only_skips),
 };
 TEST_SUITE(selftest_all_skipped, skip_cases, NULL, NULL);
+
+/*
+ * On a helper CPU: an ASSERT or test_skip() ends that CPU's part only; its
+ * work slot completes (smp_wait_for() returns), the case is failed or
+ * skipped - a failure winning - and the run goes on (selftest-helper-cpu).
+ * Each case also shows its round under repeat=2.
+ */
+static unsigned long helper_reached;
+
+static void helper_asserts(void *unused)
+{
+	ASSERT_EQ_MSG(cpu_id(), 0u, "a deliberate failure on the helper");
+	helper_reached = 1;	/* never: the ASSERT ended this part */
+}
+
+static void helper_skips(void *unused)
+{
+	test_skip("cpu %u skips its part", cpu_id());
+}
+
+static void helper_expects_and_skips(void *unused)
+{
+	EXPECT_NE(cpu_id(), cpu_id());
+	test_skip("a skip after a failure");
+}
+
+/* The helper: any online CPU but this one. */
+static unsigned int a_helper(void)
+{
+	for (unsigned int i = 0; i < cpus_present(); i++) {
+		if (i != cpu_id() && cpu_is_online(i))
+			return i;
+	}
+	test_skip("one CPU: no helper");
+}
+
+static void assert_on_a_helper_fails_the_case(void)
+{
+	unsigned int helper = a_helper();
+
+	helper_reached = 0;
+	ASSERT_TRUE(smp_run_on(helper, helper_asserts, NULL, 2000000000ull));
+	EXPECT_EQ(helper_reached, 0u);
+	test_diag("the helper's work slot completed; the case went on");
+}
+
+static void skip_on_a_helper_skips_the_case(void)
+{
+	ASSERT_TRUE(smp_run_on(a_helper(), helper_skips, NULL, 2000000000ull));
+}
+
+static void failure_on_a_helper_wins_over_its_skip(void)
+{
+	ASSERT_TRUE(smp_run_on(a_helper(), helper_expects_and_skips, NULL, 2000000000ull));
+}
+
+static const struct test_case helper_cpu_cases[] = {
+	TEST_CASE(assert_on_a_helper_fails_the_case),
+	TEST_CASE(skip_on_a_helper_skips_the_case),
+	TEST_CASE(failure_on_a_helper_wins_over_its_skip),
+};
+TEST_SUITE(selftest_helper_cpu, helper_cpu_cases, NULL, NULL);

@@ -51,9 +51,9 @@ static DEFINE_TRIGGER(local_trigger);
  * sleep.  The per-CPU record is exact; the backend's counters are shared
  * with the other CPUs' waits.
  */
-static void kick_before_wait_returns_at_once(void)
+static void kick_before_wait_returns_at_once(const void *param)
 {
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		struct trigger_sequence_record record;
 
 		trigger_reset(&local_trigger);
@@ -68,9 +68,9 @@ static void kick_before_wait_returns_at_once(void)
 	}
 }
 
-static void a_kick_counts_once_per_waiter(void)
+static void a_kick_counts_once_per_waiter(const void *param)
 {
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		struct trigger_counters before, after;
 		uint64_t deadline;
 		bool timed_out = false;
@@ -93,11 +93,11 @@ static void a_kick_counts_once_per_waiter(void)
 
 /* --- Interrupt state ------------------------------------------------------------- */
 
-static void interrupt_state_follows_the_seed(void)
+static void interrupt_state_follows_the_seed(const void *param)
 {
 	bool was_enabled = local_irq_save();
 
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		local_irq_enable();
 		trigger_reset(&local_trigger);
 		EXPECT_FALSE(irqs_enabled());	/* "may disable interrupts" - ours does */
@@ -117,13 +117,13 @@ static void interrupt_state_follows_the_seed(void)
 	local_irq_restore(was_enabled);
 }
 
-static void timer_interrupt_taken_during_a_wait_with_interrupts_on(void)
+static void timer_interrupt_taken_during_a_wait_with_interrupts_on(const void *param)
 {
 	bool was_enabled = local_irq_save();
 
 	if ((int)cpu_id() == watchdog_cpu())
 		test_skip("the runner's CPU keeps the watchdog's tick");
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		unsigned long ticks = this_cpu()->timer_ticks;
 		uint64_t deadline = now_ns() + 500 * MILLISECOND;
 
@@ -138,13 +138,13 @@ static void timer_interrupt_taken_during_a_wait_with_interrupts_on(void)
 	local_irq_restore(was_enabled);
 }
 
-static void no_interrupt_during_a_wait_with_interrupts_off(void)
+static void no_interrupt_during_a_wait_with_interrupts_off(const void *param)
 {
 	bool was_enabled = local_irq_save();
 
 	if ((int)cpu_id() == watchdog_cpu())
 		test_skip("the runner's CPU keeps the watchdog's tick");
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		unsigned long ticks = this_cpu()->timer_ticks;
 		uint64_t deadline = now_ns() + 5 * MILLISECOND, start;
 
@@ -252,7 +252,7 @@ static void wait_for_the_timer_handler(void *own_timer)
  * interrupt's), and another CPU kicked from this CPU's timer interrupt
  * (nothing but the kick's wake-up can end its wait).
  */
-static void kick_from_an_interrupt_handler_wakes_the_wait(void)
+static void kick_from_an_interrupt_handler_wakes_the_wait(const void *param)
 {
 	int other = trigger_test_other_cpu();
 	bool was_enabled, paused;
@@ -262,7 +262,7 @@ static void kick_from_an_interrupt_handler_wakes_the_wait(void)
 	paused = trigger_test_quiet_cpu(other);
 	was_enabled = local_irq_save();
 	timer_set_tick_hook(kick_from_timer_interrupt);
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		uint64_t generation = handler_trigger.generation;
 
 		timer_kick = (typeof(timer_kick)){ .kicker = cpu_id() };
@@ -322,12 +322,12 @@ static void kick_from_an_nmi_here(void *unused)
 	nmi_kick.lost = trigger_test_rescue_if_lost(&handler_trigger, &nmi_kick.done);
 }
 
-static void kick_from_an_nmi_handler_wakes_the_wait(void)
+static void kick_from_an_nmi_handler_wakes_the_wait(const void *param)
 {
 	unsigned int kicker = trigger_test_helper_cpu();
 
 	ASSERT_TRUE(nmi_register(kick_from_nmi));
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		for (int interrupts_on = 0; interrupts_on < 2; interrupts_on++) {
 			bool was_enabled = local_irq_save();
 			struct trigger_sequence_record record;
@@ -392,14 +392,14 @@ static void wait_for_shared_flag(void *expected)
 	__atomic_store_n(&shared_waiters[me].done, true, __ATOMIC_RELEASE);
 }
 
-static void one_kick_wakes_every_waiter(void)
+static void one_kick_wakes_every_waiter(const void *param)
 {
 	bool paused;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other waiter");
 	paused = trigger_test_quiet_cpu(watchdog_cpu());
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		unsigned long target = shared_flag + 1;
 		unsigned int waiters = 0, by_kick = 0, lost = 0;
 		uint64_t generation = shared_trigger.generation;
@@ -484,7 +484,7 @@ static void receive_messages(void *unused)
 	__atomic_store_n(&message.done, true, __ATOMIC_RELEASE);
 }
 
-static void data_written_before_a_kick_is_seen_after_the_wait(void)
+static void data_written_before_a_kick_is_seen_after_the_wait(const void *param)
 {
 	int receiver = trigger_test_other_cpu();
 	bool paused;
@@ -492,7 +492,7 @@ static void data_written_before_a_kick_is_seen_after_the_wait(void)
 	if (receiver < 0)
 		test_skip("one CPU: nobody to send to");
 	paused = trigger_test_quiet_cpu(receiver);
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		trigger_init(&message.trigger);
 		message.ready = 0;
 		message.done = false;
@@ -584,15 +584,15 @@ static void backend_stays_bound_for_the_whole_sequence(void)
 }
 
 static const struct test_case trigger_cases[] = {
-	TEST_CASE(kick_before_wait_returns_at_once),
-	TEST_CASE(a_kick_counts_once_per_waiter),
-	TEST_CASE(interrupt_state_follows_the_seed),
-	TEST_CASE(timer_interrupt_taken_during_a_wait_with_interrupts_on),
-	TEST_CASE(no_interrupt_during_a_wait_with_interrupts_off),
-	TEST_CASE(kick_from_an_interrupt_handler_wakes_the_wait),
-	TEST_CASE(kick_from_an_nmi_handler_wakes_the_wait),
-	TEST_CASE(one_kick_wakes_every_waiter),
-	TEST_CASE(data_written_before_a_kick_is_seen_after_the_wait),
+	TEST_CASE_PARAM(kick_before_wait_returns_at_once, trigger_test_backend_params),
+	TEST_CASE_PARAM(a_kick_counts_once_per_waiter, trigger_test_backend_params),
+	TEST_CASE_PARAM(interrupt_state_follows_the_seed, trigger_test_backend_params),
+	TEST_CASE_PARAM(timer_interrupt_taken_during_a_wait_with_interrupts_on, trigger_test_backend_params),
+	TEST_CASE_PARAM(no_interrupt_during_a_wait_with_interrupts_off, trigger_test_backend_params),
+	TEST_CASE_PARAM(kick_from_an_interrupt_handler_wakes_the_wait, trigger_test_backend_params),
+	TEST_CASE_PARAM(kick_from_an_nmi_handler_wakes_the_wait, trigger_test_backend_params),
+	TEST_CASE_PARAM(one_kick_wakes_every_waiter, trigger_test_backend_params),
+	TEST_CASE_PARAM(data_written_before_a_kick_is_seen_after_the_wait, trigger_test_backend_params),
 	TEST_CASE(misuse_is_reported),
 	TEST_CASE(backend_stays_bound_for_the_whole_sequence),
 };

@@ -139,7 +139,7 @@ static void store_ends_the_sleep(enum trigger_backend_id backend)
 	bool done = false;
 
 	if (unavailable)
-		test_skip(unavailable);
+		test_skip("%s", unavailable);
 	/*
 	 * Under Bochs (told so) MWAIT sleeps: a probe that says otherwise is
 	 * a regression for this case to show, not a reason to skip it.
@@ -253,7 +253,7 @@ static void overlapping_monitors_still_wake_every_sleeper(enum trigger_backend_i
 	if (second < 0 || kicker_on < 0)
 		test_skip("needs 3 CPUs: two sleepers (not the watchdog's) and a kicker");
 	if (unavailable)
-		test_skip(unavailable);
+		test_skip("%s", unavailable);
 	if (!trigger_mwait_sleeps() && !running_under_bochs())
 		test_skip("MWAIT does not sleep here (the boot probe): no sleeps to overlap");
 	ASSERT_TRUE(trigger_backend_set(backend));

@@ -15,6 +15,7 @@
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
 #include <harness/watchdog.h>
+#include <lib/format.h>
 
 #define TRIGGER_TEST_MS			1000000ull
 #define TRIGGER_TEST_REMOTE_TIMEOUT_NS	(2000ull * TRIGGER_TEST_MS)
@@ -49,13 +50,50 @@ static inline unsigned int trigger_test_backends(enum trigger_backend_id *list)
 	return count;
 }
 
-/* Each backend of trigger_test_backends() in turn, made the current one. */
-#define FOR_EACH_BACKEND(backend)                                                        \
-	for (enum trigger_backend_id backend_list_[TRIGGER_BACKEND_COUNT],              \
-	     *backend_end_ = backend_list_ + trigger_test_backends(backend_list_),       \
-	     *backend_at_ = backend_list_, backend;                                      \
-	     backend_at_ < backend_end_ && ((backend = *backend_at_), trigger_backend_set(backend)); \
-	     backend_at_++)
+/*
+ * The parameters of a case tried on every backend, for TEST_CASE_PARAM: the
+ * backends of trigger_test_backends(), each described by its name, so each
+ * is a result of its own ("ok 3 hlt").  A parameter points at its backend's
+ * entry in a table of every backend id.
+ */
+static inline const void *trigger_test_backend_params(const void *previous, char *description)
+{
+	static enum trigger_backend_id every_backend[TRIGGER_BACKEND_COUNT];
+	enum trigger_backend_id list[TRIGGER_BACKEND_COUNT];
+	unsigned int count = trigger_test_backends(list), next = 0;
+
+	for (unsigned int i = 0; i < TRIGGER_BACKEND_COUNT; i++)
+		every_backend[i] = (enum trigger_backend_id)i;
+	if (previous) {
+		while (next < count && list[next] != *(const enum trigger_backend_id *)previous)
+			next++;
+		next++;
+	}
+	if (next >= count)
+		return NULL;
+	snprintf(description, TEST_PARAM_DESCRIPTION_MAX, "%s", trigger_backend_name(list[next]));
+	return &every_backend[list[next]];
+}
+
+/* The backend a trigger_test_backend_params() parameter names, made the current one. */
+static inline enum trigger_backend_id trigger_test_use_backend(const void *param)
+{
+	enum trigger_backend_id backend = *(const enum trigger_backend_id *)param;
+
+	if (!trigger_backend_set(backend))
+		test_skip("%s cannot run now: %s", trigger_backend_name(backend),
+			  trigger_backend_unavailable(backend));
+	return backend;
+}
+
+/*
+ * The block that follows, with @backend the parameter's backend made
+ * current: a one-pass loop, so a `continue` or `break` in the block leaves
+ * it and the case's code after it still runs.
+ */
+#define WITH_PARAM_BACKEND(backend, param)                                               \
+	for (enum trigger_backend_id backend = trigger_test_use_backend(param),          \
+	     *backend_once_ = &backend; backend_once_; backend_once_ = NULL)
 
 /* A CPU other than this one, one without the watchdog's tick if there is one; -1: none. */
 static inline int trigger_test_other_cpu(void)

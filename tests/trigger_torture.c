@@ -285,14 +285,14 @@ static void torture_exit(void)
 	trigger_test_restore_boot_backend();
 }
 
-static void every_wait_ends_for_every_backend(void)
+static void every_wait_ends_for_every_backend(const void *param)
 {
 	unsigned long rounds = kernel_options.torture_long ? 5000 : 150;
 	uint64_t budget = (kernel_options.torture_long ? 60ull : 3ull) * 1000000000ull;
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no kicker besides the waiter");
-	FOR_EACH_BACKEND(backend) {
+	WITH_PARAM_BACKEND(backend, param) {
 		struct torture_totals totals = { 0 };
 
 		trigger_test_break_kicks(true);
@@ -464,7 +464,7 @@ static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
 }
 
 static const struct test_case torture_cases[] = {
-	TEST_CASE(every_wait_ends_for_every_backend),
+	TEST_CASE_PARAM(every_wait_ends_for_every_backend, trigger_test_backend_params),
 	TEST_CASE(the_torture_catches_a_broken_hlt),
 	TEST_CASE(a_kick_and_a_publish_at_the_same_moment_see_each_other),
 };

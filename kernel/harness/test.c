@@ -15,12 +15,14 @@
 #include <harness/ktap.h>
 #include <log/panic.h>
 #include <smp/recovery.h>
+#include <smp/smp.h>
 #include <harness/test.h>
 #include <harness/test_runner.h>
 #include <sync/trigger_backend.h>
 #include <harness/watchdog.h>
 #include <lib/format.h>
 #include <lib/case_selection.h>
+#include <lib/expect_report.h>
 #include <lib/random.h>
 #include <lib/string.h>
 #include <boot/options.h>
@@ -36,12 +38,17 @@ extern const struct test_suite *const __stop_test_suites[];
 static struct {
 	const struct test_suite *suite;
 	const struct test_case *test_case;
+	bool in_param;			/* a parameter's lines are one level deeper */
+	unsigned int round, rounds;	/* repeat=: this round (from 1) of how many */
 	unsigned int runner_cpu;
 	struct recovery_context *context;
 	unsigned int failures;
+	bool helper_skipped;		/* a helper CPU's part called test_skip() */
 	char skip_reason[128];
 	struct random_state random;
 } running;
+
+static struct test_case_notifier *case_notifiers;
 
 static const char *selection;		/* test= */
 static const char *bench_selection;	/* bench= */
@@ -154,18 +161,62 @@ KERNEL_OPTION(torture, "quick or long", parse_torture);
 
 /* --- What test.h promises ------------------------------------------------ */
 
-void test_report_failure(const char *file, int line, const char *format, ...)
+void test_case_notifier_register(struct test_case_notifier *notifier)
 {
-	char message[CONSOLE_LINE_MAX - 64];
-	const char *name = running.test_case ? running.test_case->name : "-";
-	va_list args;
+	notifier->next = case_notifiers;
+	case_notifiers = notifier;
+}
+
+/* "    # case: " (or a parameter's "        # case: "), the start of a case's diagnostic. */
+static void diagnostic_prefix(char *prefix, size_t size)
+{
+	snprintf(prefix, size, "%s# %s: ", running.in_param ? "        " : "    ",
+		 running.test_case ? running.test_case->name : "-");
+}
+
+static void print_line(void *context, const char *line)
+{
+	kprintf("%s", line);
+}
+
+/* lib/expect_report.h's lines, saying which CPU and which round of repeat= saw the failure. */
+static void report_failure(const struct expectation *expectation, const char *format,
+			   va_list args)
+{
+	struct expect_report report;
+	char prefix[EXPECT_REPORT_PREFIX_MAX], where[64];
+	size_t used = 0;
 
 	__atomic_fetch_add(&running.failures, 1, __ATOMIC_RELAXED);
+	diagnostic_prefix(prefix, sizeof(prefix));
+	where[0] = '\0';
+	if (cpu_id() != running.runner_cpu)
+		used += (size_t)scnprintf(where, sizeof(where), " (on cpu %u)", cpu_id());
+	if (running.rounds > 1)
+		scnprintf(where + used, sizeof(where) - used, " (round %u of %u)", running.round,
+			  running.rounds);
+	expect_report_begin(&report, print_line, NULL, prefix);
+	expect_report_failure(&report, expectation, where, format, args);
+	expect_report_end_line(&report);
+}
+
+void test_report_failure(const char *file, int line, const char *format, ...)
+{
+	struct expectation expectation = { .file = file, .line = line, .kind = EXPECT_KIND_NONE };
+	va_list args;
+
 	va_start(args, format);
-	vsnprintf(message, sizeof(message), format, args);
+	report_failure(&expectation, format, args);
 	va_end(args);
-	kprintf("    # %s: EXPECTATION FAILED at %s:%d%s\n    # %s: %s\n", name, file, line,
-		cpu_id() != running.runner_cpu ? " (on another CPU)" : "", name, message);
+}
+
+void test_expectation_failed(const struct expectation *expectation, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	report_failure(expectation, format, args);
+	va_end(args);
 }
 
 static void __attribute__((noreturn)) throw_to_runner(long code)
@@ -176,7 +227,8 @@ static void __attribute__((noreturn)) throw_to_runner(long code)
 		recovery_throw(running.context, code);
 	/*
 	 * On a helper CPU the runner's context belongs to another stack: end
-	 * whatever this CPU was asked to run, through its own innermost context.
+	 * whatever this CPU was asked to run, through its own innermost context
+	 * (run_helper_part()'s, for work given while a case runs).
 	 */
 	if (context)
 		recovery_throw(context, code);
@@ -188,21 +240,29 @@ void test_abort_case(void)
 	throw_to_runner(THROW_ASSERT);
 }
 
-void test_skip(const char *reason)
+void test_skip(const char *format, ...)
 {
-	snprintf(running.skip_reason, sizeof(running.skip_reason), "%s", reason);
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(running.skip_reason, sizeof(running.skip_reason), format, args);
+	va_end(args);
 	throw_to_runner(THROW_SKIP);
 }
 
 void test_diag(const char *format, ...)
 {
-	char message[CONSOLE_LINE_MAX - 64];
+	char prefix[EXPECT_REPORT_PREFIX_MAX], message[CONSOLE_LINE_MAX - 64];
 	va_list args;
 
+	diagnostic_prefix(prefix, sizeof(prefix));
 	va_start(args, format);
 	vsnprintf(message, sizeof(message), format, args);
 	va_end(args);
-	kprintf("    # %s: %s\n", running.test_case ? running.test_case->name : "-", message);
+	if (running.rounds > 1)
+		kprintf("%sround %u of %u: %s\n", prefix, running.round, running.rounds, message);
+	else
+		kprintf("%s%s\n", prefix, message);
 }
 
 uint64_t test_random(void)
@@ -225,16 +285,28 @@ static uint64_t name_hash(uint64_t hash, const char *name)
 	return hash;
 }
 
+/* A case's body under the recovery context: the plain case, or one parameter of it. */
+struct case_call {
+	const struct test_case *test_case;
+	const void *param;
+};
+
 static void run_case_body(void *argument)
 {
-	const struct test_case *test_case = argument;
+	const struct case_call *call = argument;
 
-	test_case->run();
+	if (call->test_case->generate_params)
+		call->test_case->run_param(call->param);
+	else
+		call->test_case->run();
 }
 
-static enum ktap_outcome run_case_once(const struct test_suite *suite,
-				       const struct test_case *test_case, uint64_t seed,
-				       char *error, size_t error_size)
+/*
+ * Work a helper CPU is given while a case runs (smp_set_work_runner()): an
+ * ASSERT, test_skip() or CPU exception there ends this part only, the case
+ * is marked (a failure wins over a skip), and the work slot completes.
+ */
+static void run_helper_part(void (*function)(void *), void *argument)
 {
 	struct recovery_context context = {
 		.report_faults = true,
@@ -242,17 +314,52 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	};
 	long outcome;
 
+	if (!__atomic_load_n(&running.test_case, __ATOMIC_ACQUIRE)) {
+		function(argument);
+		return;
+	}
+	outcome = recovery_call(&context, function, argument);
+	if (outcome == RECOVERY_RETURNED)
+		return;
+	if (outcome == THROW_SKIP) {
+		__atomic_store_n(&running.helper_skipped, true, __ATOMIC_RELEASE);
+		test_diag("cpu %u: its part skipped: %s", cpu_id(), running.skip_reason);
+	} else if (outcome == THROW_ASSERT) {
+		test_diag("cpu %u: its part ended by the failed assertion above", cpu_id());
+	} else {
+		__atomic_fetch_add(&running.failures, 1, __ATOMIC_RELAXED);
+		test_diag("cpu %u: its part ended by %s", cpu_id(),
+			  outcome < RECOVERY_THROW_BASE ? exception_name((unsigned int)outcome) :
+							  "the watchdog");
+	}
+}
+
+static enum ktap_outcome run_case_once(const struct test_suite *suite,
+				       const struct test_case *test_case, const void *param,
+				       uint64_t seed, char *error, size_t error_size)
+{
+	struct recovery_context context = {
+		.report_faults = true,
+		.report_prefix = running.in_param ? "        # " : "    # ",
+	};
+	struct case_call call = { .test_case = test_case, .param = param };
+	long outcome;
+
 	running.failures = 0;
+	running.helper_skipped = false;
 	running.skip_reason[0] = '\0';
 	random_seed(&running.random, name_hash(name_hash(seed, suite->name), test_case->name));
+	for (struct test_case_notifier *notifier = case_notifiers; notifier;
+	     notifier = notifier->next)
+		notifier->case_start(suite->name, test_case->name, notifier->data);
 
 	if (suite->init && suite->init() != 0) {
-		kprintf("    # %s: the suite's init failed\n", test_case->name);
+		test_diag("the suite's init failed");
 		return KTAP_FAIL;
 	}
 	running.context = &context;
 	watchdog_case_begin(test_case->name);
-	outcome = recovery_call(&context, run_case_body, (void *)test_case);
+	outcome = recovery_call(&context, run_case_body, &call);
 	watchdog_case_end();
 	running.context = NULL;
 	if (suite->exit)
@@ -264,28 +371,92 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	}
 	if (outcome == RECOVERY_TIMEOUT)
 		return KTAP_TIMEOUT;
-	if (outcome == THROW_SKIP && running.failures == 0)
+	if (__atomic_load_n(&running.failures, __ATOMIC_ACQUIRE))
+		return KTAP_FAIL;
+	if (outcome == THROW_SKIP || __atomic_load_n(&running.helper_skipped, __ATOMIC_ACQUIRE))
 		return KTAP_SKIP;
-	return running.failures ? KTAP_FAIL : KTAP_PASS;
+	return KTAP_PASS;
 }
 
-static enum ktap_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
-				  unsigned int repeat, uint64_t seed, char *error, size_t error_size)
+/* Runs @test_case (with @param) @repeat times, or until a round does not pass. */
+static enum ktap_outcome run_rounds(const struct test_suite *suite,
+				    const struct test_case *test_case, const void *param,
+				    unsigned int repeat, uint64_t seed, char *error,
+				    size_t error_size)
 {
 	enum ktap_outcome outcome = KTAP_PASS;
 	unsigned int round;
 
-	running.test_case = test_case;
+	running.rounds = repeat;
 	for (round = 0; round < repeat; round++) {
-		outcome = run_case_once(suite, test_case, seed + round, error, error_size);
+		running.round = round + 1;
+		outcome = run_case_once(suite, test_case, param, seed + round, error, error_size);
 		if (outcome != KTAP_PASS)
 			break;
 	}
+	running.rounds = 0;
 	if (repeat > 1 && outcome != KTAP_SKIP)
-		kprintf("    # %s: %u of %u rounds passed\n", test_case->name,
-			outcome == KTAP_PASS ? repeat : round, repeat);
-	running.test_case = NULL;
+		test_diag("%u of %u rounds passed", outcome == KTAP_PASS ? repeat : round, repeat);
 	return outcome;
+}
+
+/* The detail of a result line's directive, for @outcome. */
+static const char *outcome_detail(enum ktap_outcome outcome, const char *error)
+{
+	if (outcome == KTAP_SKIP)
+		return running.skip_reason;
+	if (outcome == KTAP_ERROR)
+		return error;
+	if (outcome == KTAP_TIMEOUT)
+		return "the watchdog ended it";
+	return NULL;
+}
+
+/*
+ * Runs @test_case, adding what it counts to @counts (one result, or one per
+ * parameter: each is a result of its own); returns the outcome of the case's
+ * own result line, its directive's text in @error.
+ */
+static enum ktap_outcome run_case(const struct test_suite *suite, const struct test_case *test_case,
+				  unsigned int repeat, uint64_t seed, struct ktap_counts *counts,
+				  char *error, size_t error_size)
+{
+	struct ktap_counts params = { 0, 0, 0 };
+	char description[TEST_PARAM_DESCRIPTION_MAX];
+	enum ktap_outcome outcome;
+	unsigned int number = 0;
+	size_t plan = 0;
+
+	__atomic_store_n(&running.test_case, test_case, __ATOMIC_RELEASE);
+	if (!test_case->generate_params) {
+		outcome = run_rounds(suite, test_case, NULL, repeat, seed, error, error_size);
+		ktap_count(counts, outcome);
+		__atomic_store_n(&running.test_case, NULL, __ATOMIC_RELEASE);
+		return outcome;
+	}
+	for (const void *param = test_case->generate_params(NULL, description); param;
+	     param = test_case->generate_params(param, description))
+		plan++;
+	ktap_write_params_begin(&ktap_console, test_case->name, plan);
+	running.in_param = true;
+	for (const void *param = test_case->generate_params(NULL, description); param;
+	     param = test_case->generate_params(param, description)) {
+		char shown[TEST_PARAM_DESCRIPTION_MAX];
+
+		/* The generator's buffer is written again by the next call. */
+		snprintf(shown, sizeof(shown), "%s", description);
+		outcome = run_rounds(suite, test_case, param, repeat, seed, error, error_size);
+		ktap_count(&params, outcome);
+		ktap_write_param(&ktap_console, ++number, shown, outcome,
+				 outcome_detail(outcome, error));
+	}
+	running.in_param = false;
+	ktap_write_suite_totals(&ktap_console, test_case->name, &params);
+	ktap_counts_add(counts, &params);
+	snprintf(running.skip_reason, sizeof(running.skip_reason),
+		 plan ? "all its parameters were skipped" : "it has no parameters here");
+	__atomic_store_n(&running.test_case, NULL, __ATOMIC_RELEASE);
+	return ktap_params_outcome(&params);
 }
 
 /* Runs the selected cases of @suite, the @number'th suite run, into @totals. */
@@ -294,29 +465,35 @@ static void run_suite(const struct test_suite *suite, unsigned int number, unsig
 {
 	struct ktap_counts counts = { 0, 0, 0 };
 	unsigned int case_number = 0;
+	int suite_init_result = 0;
 	char error[64];
 
 	running.suite = suite;
 	ktap_set_indent(1);
 	ktap_write_suite_begin(&ktap_console, suite->name, selected_case_count(suite));
+	if (suite->suite_init)
+		suite_init_result = suite->suite_init();
 	for (size_t c = 0; c < suite->case_count; c++) {
 		const struct test_case *test_case = &suite->cases[c];
 		enum ktap_outcome outcome;
-		const char *detail = NULL;
 
 		if (!case_selected_now(suite, test_case))
 			continue;
 		case_number++;
-		outcome = run_case(suite, test_case, repeat, seed, error, sizeof(error));
-		if (outcome == KTAP_SKIP)
-			detail = running.skip_reason;
-		else if (outcome == KTAP_ERROR)
-			detail = error;
-		else if (outcome == KTAP_TIMEOUT)
-			detail = "the watchdog ended it";
-		ktap_count(&counts, outcome);
-		ktap_write_case(&ktap_console, case_number, test_case->name, outcome, detail);
+		if (suite_init_result) {
+			kprintf("    # %s: not run: the suite's suite_init failed (%d)\n",
+				test_case->name, suite_init_result);
+			outcome = KTAP_FAIL;
+			ktap_count(&counts, outcome);
+		} else {
+			outcome = run_case(suite, test_case, repeat, seed, &counts, error,
+					   sizeof(error));
+		}
+		ktap_write_case(&ktap_console, case_number, test_case->name, outcome,
+				outcome_detail(outcome, error));
 	}
+	if (suite->suite_exit && !suite_init_result)
+		suite->suite_exit();
 	ktap_write_suite_totals(&ktap_console, suite->name, &counts);
 	trigger_report_usage("    # ");
 	ktap_set_indent(0);
@@ -347,6 +524,7 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 	*run = (struct test_run){ .suites = 0 };
 	finished_totals = &run->totals;
 	running.runner_cpu = cpu_id();
+	smp_set_work_runner(run_helper_part);
 	for (const struct test_suite *const *suite = __start_test_suites;
 	     suite < __stop_test_suites; suite++) {
 		if (selected_case_count(*suite) == 0)
@@ -358,6 +536,12 @@ void test_run_selected(unsigned int repeat, uint64_t seed, struct test_run *run)
 						glob_selects_any_case, NULL) +
 		case_selection_report_unmatched(&ktap_console, "bench", bench_selection,
 						glob_selects_any_case, (void *)1);
+	if (trigger_backend_request_refusal()) {
+		/* Asked for a backend that cannot run: as loud as a test= typo. */
+		kprintf("# %s: the run fails (trigger=auto asks for the best available)\n",
+			trigger_backend_request_refusal());
+		run->refused = 1;
+	}
 	if (run->suites == 0)
 		ktap_write_nothing_matched(&ktap_console, selection, bench_selection);
 	else if (run->unmatched)
@@ -370,12 +554,13 @@ enum verdict test_run_verdict(const struct test_run *run, char *detail, size_t s
 {
 	const struct ktap_counts *totals = &run->totals;
 	enum verdict verdict = verdict_of_run(totals->passed, totals->failed, run->suites,
-					      run->unmatched);
+					      run->unmatched + run->refused);
 
 	snprintf(detail, size, "pass:%u fail:%u skip:%u total:%u%s", totals->passed,
 		 totals->failed, totals->skipped, ktap_counts_total(totals),
 		 verdict == VERDICT_SKIP ? " (all skipped)" :
 		 run->suites == 0 ? " (nothing matched)" :
-		 run->unmatched ? " (a pattern matched nothing)" : "");
+		 run->unmatched ? " (a pattern matched nothing)" :
+		 run->refused ? " (the trigger= asked for cannot run)" : "");
 	return verdict;
 }

@@ -112,8 +112,9 @@ void watchdog_tick(void)
 	if (cycles() - watch.case_start < watch.timeout_cycles)
 		return;
 	watch.fired_for = sequence;
-	kprintf("    # watchdog: cpu %u made no progress in %s for %llu s; sending it an NMI\n",
-		watch.case_cpu, watch.case_name,
+	/* The case's whole time, progress or not: watchdog=S is a budget, not a stall detector. */
+	kprintf("    # watchdog: cpu %u has run %s for %llu s, more than watchdog= allows; "
+		"sending it an NMI\n", watch.case_cpu, watch.case_name,
 		(unsigned long long)(cycles_to_ns(cycles() - watch.case_start) / 1000000000ull));
 	__atomic_store_n(&watch.nmi_for, sequence, __ATOMIC_RELEASE);
 	arch_send_nmi(watch.case_cpu);

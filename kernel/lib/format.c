@@ -33,6 +33,9 @@ struct output {
 	char *buffer;
 	size_t size;
 	size_t length;
+	/* vformat_to(): every piece goes to @sink instead, nothing is stored. */
+	format_sink_fn sink;
+	void *sink_context;
 };
 
 enum length_modifier {
@@ -77,6 +80,13 @@ static void put_characters(struct output *out, const char *text, size_t count)
 {
 	size_t stored = count < room_left(out) ? count : room_left(out);
 
+	if (out->sink) {
+		if (count)
+			out->sink(out->sink_context, text, count);
+		count_characters(out, count);
+		return;
+	}
+
 	for (size_t i = 0; i < stored; i++)
 		out->buffer[out->length + i] = text[i];
 	count_characters(out, count);
@@ -91,6 +101,20 @@ static void put_character(struct output *out, char character)
 static void put_repeated(struct output *out, char character, size_t count)
 {
 	size_t stored = count < room_left(out) ? count : room_left(out);
+
+	if (out->sink) {
+		/* A piece at a time: a huge width must not need a huge buffer. */
+		static const char spaces[16] = "                ", zeros[16] = "0000000000000000";
+
+		for (size_t left = count; left > 0;) {
+			size_t piece = left < sizeof(spaces) ? left : sizeof(spaces);
+
+			out->sink(out->sink_context, character == '0' ? zeros : spaces, piece);
+			left -= piece;
+		}
+		count_characters(out, count);
+		return;
+	}
 
 	for (size_t i = 0; i < stored; i++)
 		out->buffer[out->length + i] = character;
@@ -381,9 +405,9 @@ static bool put_argument(struct output *out, const struct conversion *conversion
 	return false;
 }
 
-int vsnprintf(char *buffer, size_t size, const char *format, va_list args)
+/* The one pass over @format, into @out (a buffer, or a sink). */
+static void format_into(struct output *out, const char *format, va_list args)
 {
-	struct output out = { .buffer = buffer, .size = size, .length = 0 };
 	va_list arguments;
 
 	/*
@@ -400,22 +424,28 @@ int vsnprintf(char *buffer, size_t size, const char *format, va_list args)
 			/* Copy the whole run of plain text at once. */
 			while (*format != '\0' && *format != '%')
 				format++;
-			put_characters(&out, directive, (size_t)(format - directive));
+			put_characters(out, directive, (size_t)(format - directive));
 			continue;
 		}
 		format++;
 		parse_conversion(&format, &conversion, &arguments);
-		if (*format != '\0' && put_argument(&out, &conversion, *format, &arguments)) {
+		if (*format != '\0' && put_argument(out, &conversion, *format, &arguments)) {
 			format++;
 			continue;
 		}
 		/* Unknown or cut short by the end: print it as written, never past the NUL. */
 		if (*format != '\0')
 			format++;
-		put_characters(&out, directive, (size_t)(format - directive));
+		put_characters(out, directive, (size_t)(format - directive));
 	}
 	va_end(arguments);
+}
 
+int vsnprintf(char *buffer, size_t size, const char *format, va_list args)
+{
+	struct output out = { .buffer = buffer, .size = size, .length = 0 };
+
+	format_into(&out, format, args);
 	if (size > 0)
 		buffer[out.length < size - 1 ? out.length : size - 1] = '\0';
 	return out.length > INT_MAX ? INT_MAX : (int)out.length;
@@ -451,4 +481,12 @@ int scnprintf(char *buffer, size_t size, const char *format, ...)
 	length = vscnprintf(buffer, size, format, args);
 	va_end(args);
 	return length;
+}
+
+int vformat_to(format_sink_fn sink, void *context, const char *format, va_list args)
+{
+	struct output out = { .sink = sink, .sink_context = context };
+
+	format_into(&out, format, args);
+	return out.length > INT_MAX ? INT_MAX : (int)out.length;
 }

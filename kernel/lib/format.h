@@ -94,4 +94,23 @@ int vscnprintf(char *buffer, size_t size, const char *format, va_list args)
 int scnprintf(char *buffer, size_t size, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Where vformat_to() sends its output: @length bytes at @text, not NUL-terminated. */
+typedef void (*format_sink_fn)(void *context, const char *text, size_t length);
+
+/**
+ * vformat_to - format with no buffer and no limit, each piece sent to @sink
+ * @sink: called with the output in order, a piece at a time (plain text,
+ *        one conversion, padding), never with an empty piece
+ * @context: passed to @sink as it is
+ * @format: the format string (see the top of this header)
+ * @args: the arguments, as by va_start()
+ *
+ * For output that must never be cut, such as a failed expectation's
+ * message (lib/expect_report.h), which is then split into lines.
+ *
+ * Return: the number of characters sent, as vsnprintf() counts them.
+ */
+int vformat_to(format_sink_fn sink, void *context, const char *format, va_list args)
+	__attribute__((format(printf, 3, 0)));
+
 #endif /* TRIGOS_LIB_FORMAT_H */

@@ -62,8 +62,9 @@ void ktap_write_suite_begin(const struct ktap_writer *writer, const char *name, 
 	write_line(writer, "    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", name, plan);
 }
 
-void ktap_write_case(const struct ktap_writer *writer, unsigned int number, const char *name,
-		     enum ktap_outcome outcome, const char *detail)
+/* A result line at @indent: "ok N name", "not ok N name # DIRECTIVE detail". */
+static void write_result(const struct ktap_writer *writer, const char *indent, unsigned int number,
+			 const char *name, enum ktap_outcome outcome, const char *detail)
 {
 	const char *directive = NULL;
 
@@ -82,12 +83,37 @@ void ktap_write_case(const struct ktap_writer *writer, unsigned int number, cons
 		break;
 	}
 	if (directive)
-		write_line(writer, "    %s %u %s # %s %s\n",
+		write_line(writer, "%s%s %u %s # %s %s\n", indent,
 			   outcome == KTAP_SKIP ? "ok" : "not ok", number, name, directive,
 			   detail ? detail : "");
 	else
-		write_line(writer, "    %s %u %s\n", outcome == KTAP_PASS ? "ok" : "not ok",
+		write_line(writer, "%s%s %u %s\n", indent, outcome == KTAP_PASS ? "ok" : "not ok",
 			   number, name);
+}
+
+void ktap_write_case(const struct ktap_writer *writer, unsigned int number, const char *name,
+		     enum ktap_outcome outcome, const char *detail)
+{
+	write_result(writer, "    ", number, name, outcome, detail);
+}
+
+void ktap_write_params_begin(const struct ktap_writer *writer, const char *case_name, size_t plan)
+{
+	write_line(writer, "        KTAP version 1\n        # Subtest: %s\n        1..%zu\n",
+		   case_name, plan);
+}
+
+void ktap_write_param(const struct ktap_writer *writer, unsigned int number,
+		      const char *description, enum ktap_outcome outcome, const char *detail)
+{
+	write_result(writer, "        ", number, description, outcome, detail);
+}
+
+enum ktap_outcome ktap_params_outcome(const struct ktap_counts *counts)
+{
+	if (counts->failed)
+		return KTAP_FAIL;
+	return counts->passed ? KTAP_PASS : KTAP_SKIP;
 }
 
 void ktap_write_suite_totals(const struct ktap_writer *writer, const char *name,

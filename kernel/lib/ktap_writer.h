@@ -17,6 +17,12 @@
  *	    ok 1 CASE				ktap_write_case()
  *	    ok 2 CASE # SKIP REASON
  *	    not ok 3 CASE # ERROR #PF page fault
+ *	        KTAP version 1			ktap_write_params_begin(): a parameterized case
+ *	        # Subtest: CASE
+ *	        1..P
+ *	        ok 1 PARAM DESCRIPTION		ktap_write_param()
+ *	    # CASE: pass:P fail:F skip:S total:T	ktap_write_suite_totals() with the case's name
+ *	    ok 4 CASE				ktap_write_case() (ktap_params_outcome())
  *	    # SUITE: pass:P fail:F skip:S total:T	ktap_write_suite_totals()
  *	ok 1 SUITE				ktap_write_suite_end()
  *	# test=GLOB: no suite or case matches this pattern	ktap_write_unmatched_pattern()
@@ -78,6 +84,27 @@ void ktap_write_suite_begin(const struct ktap_writer *writer, const char *name, 
  */
 void ktap_write_case(const struct ktap_writer *writer, unsigned int number, const char *name,
 		     enum ktap_outcome outcome, const char *detail);
+
+/**
+ * ktap_write_params_begin - a parameterized case's nested header, as KUnit
+ * prints it: version, "# Subtest: @case_name", the plan (@plan parameters),
+ * one level deeper than the cases
+ */
+void ktap_write_params_begin(const struct ktap_writer *writer, const char *case_name, size_t plan);
+
+/**
+ * ktap_write_param - one parameter's result line, "ok N @description",
+ * with @outcome and @detail as for ktap_write_case()
+ */
+void ktap_write_param(const struct ktap_writer *writer, unsigned int number,
+		      const char *description, enum ktap_outcome outcome, const char *detail);
+
+/**
+ * ktap_params_outcome - a parameterized case's own result from its
+ * parameters' @counts: failed if one failed, else passed if one passed,
+ * else skipped
+ */
+enum ktap_outcome ktap_params_outcome(const struct ktap_counts *counts);
 
 /** ktap_write_suite_totals - "    # @name: pass:P fail:F skip:S total:T" */
 void ktap_write_suite_totals(const struct ktap_writer *writer, const char *name,

@@ -42,7 +42,9 @@ enum verdict {
  * alike: FAIL if a case failed, if no suite ran (a selection that selects
  * nothing) or if @unmatched_patterns of the selection's globs matched no
  * case (a typo in a CI job's test= must not go green beside patterns that
- * did match); else SKIP if no case passed (every one skipped); else PASS
+ * did match) - the kernel adds there the requests it cannot honour, such as
+ * a trigger= backend this machine lacks; else SKIP if no case passed (every
+ * one skipped); else PASS
  */
 enum verdict verdict_of_run(unsigned int passed, unsigned int failed, unsigned int suites_run,
 			    unsigned int unmatched_patterns);

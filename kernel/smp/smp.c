@@ -309,6 +309,14 @@ void cpu_sleep_at_most_ns(uint64_t nanoseconds)
 	local_irq_restore(enabled);
 }
 
+/* smp_set_work_runner(): what calls each piece of work (NULL: the idle loop, directly). */
+static void (*work_runner)(void (*function)(void *), void *argument);
+
+void smp_set_work_runner(void (*runner)(void (*function)(void *), void *argument))
+{
+	__atomic_store_n(&work_runner, runner, __ATOMIC_RELEASE);
+}
+
 void cpu_idle_loop(void)
 {
 	struct cpu *cpu = this_cpu();
@@ -325,8 +333,15 @@ void cpu_idle_loop(void)
 		local_irq_disable();
 		requested = __atomic_load_n(&cpu->work.requested, __ATOMIC_ACQUIRE);
 		if (requested != cpu->work.completed) {
+			void (*runner)(void (*)(void *), void *) =
+				__atomic_load_n(&work_runner, __ATOMIC_ACQUIRE);
+
 			local_irq_enable();
-			cpu->work.function(cpu->work.argument);
+			if (runner)
+				runner(cpu->work.function, cpu->work.argument);
+			else
+				cpu->work.function(cpu->work.argument);
+			/* Completed however the work ended, so smp_wait_for() returns. */
 			__atomic_store_n(&cpu->work.completed, requested, __ATOMIC_RELEASE);
 			continue;
 		}

@@ -12,6 +12,7 @@
 #include <sync/trigger_backend.h>
 #include <sync/trigger_core.h>
 #include <time/time.h>
+#include <lib/format.h>
 
 uint64_t trigger_spin_budget_cycles;
 static uint64_t spin_budget_ns;
@@ -51,6 +52,14 @@ enum trigger_backend_id trigger_choose_auto(bool mwait_available, bool mwait_sle
 	return TRIGGER_BACKEND_ADAPTIVE;
 }
 
+/* Why the backend trigger= asked for cannot run ("" if it can): the run fails, as a typo does. */
+static char request_refusal[200];
+
+const char *trigger_backend_request_refusal(void)
+{
+	return request_refusal[0] ? request_refusal : NULL;
+}
+
 static void boot_select(enum trigger_backend_id requested, bool mwait_available,
 			bool mwait_sleeps, bool virtualized, bool memory_write_back)
 {
@@ -58,12 +67,20 @@ static void boot_select(enum trigger_backend_id requested, bool mwait_available,
 	enum trigger_backend_id chosen;
 
 	if (requested != TRIGGER_BACKEND_AUTO && (missing = trigger_backend_unavailable(requested))) {
+		/*
+		 * A user who asked for this backend must not believe it was
+		 * tested: the tests run on auto's choice, and the run fails.
+		 */
 		if (missing == trigger_backend_memory_refusal(requested))
-			ktap_note("trigger: trigger=%s refused: %s, and MONITOR watches write-back "
-				  "memory only; using auto", trigger_backend_name(requested), missing);
+			snprintf(request_refusal, sizeof(request_refusal),
+				 "trigger=%s cannot run: %s, and MONITOR watches write-back memory "
+				 "only", trigger_backend_name(requested), missing);
 		else
-			ktap_note("trigger: trigger=%s refused: this CPU lacks %s; using auto",
-				  trigger_backend_name(requested), missing);
+			snprintf(request_refusal, sizeof(request_refusal),
+				 "trigger=%s cannot run: this CPU lacks %s",
+				 trigger_backend_name(requested), missing);
+		ktap_note("trigger: %s; the tests use auto and the run fails (trigger=auto asks "
+			  "for the best available)", request_refusal);
 		requested = TRIGGER_BACKEND_AUTO;
 	}
 	if (requested == TRIGGER_BACKEND_AUTO)

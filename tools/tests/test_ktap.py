@@ -16,6 +16,8 @@ from trigos import ktap
 KTAP_TOOL = os.path.join(TOOLS, "ktap")
 
 GOOD = read_data("ktap/good.log")
+# A parameterized case, printed as KUnit prints one: a third level.
+PARAMS = read_data("ktap/params.log")
 
 # What OVMF and GRUB write to the serial port before the kernel starts.
 FIRMWARE_NOISE = read_data("ktap/firmware-noise.log")
@@ -186,6 +188,18 @@ KTAP version 1
         self.assertFalse(result.ok)
         self.assertEqual(result.problems, ["line 26: bench=ipii selects no test case"])
         self.assertEqual(result.passed, 5)
+
+    def test_a_backend_that_cannot_run_fails(self):
+        # The tests ran on auto's choice: whatever RESULT says, mwaitx was not tested.
+        text = GOOD.replace("# Totals:", "# trigger=mwaitx cannot run: this CPU lacks "
+                                         "CPUID.80000001H:ECX[29] (MONITORX/MWAITX): the run "
+                                         "fails (trigger=auto asks for the best available)\n"
+                                         "# Totals:")
+        result = check(text)
+        self.assertFalse(result.ok)
+        self.assertEqual(result.problems, [
+            "line 26: trigger=mwaitx cannot run: this CPU lacks CPUID.80000001H:ECX[29] "
+            "(MONITORX/MWAITX): what was asked for was not tested"])
 
     def test_all_skipped_selection_stays_a_skip(self):
         # Cases were selected and ran: a skip, not a failure, in the default mode.
@@ -446,6 +460,50 @@ class FailingLogTest(unittest.TestCase):
                 self.assertFalse(check(text).ok)
 
 
+class ParameterTest(unittest.TestCase):
+    def test_parameters_are_results(self):
+        result = check(PARAMS)
+        self.assertTrue(result.ok, result.problems)
+        self.assertEqual((result.passed, result.failed, result.skipped), (3, 0, 1))
+        case = result.document.root.children[0].children[1]
+        self.assertEqual([p.name for p in case.children], ["spin", "hlt", "mwait"])
+        self.assertEqual(case.children[1].diagnostics[0][1],
+                         "kick_before_wait_returns_at_once: a diagnostic of the hlt parameter")
+
+    def test_a_failed_parameter_fails_the_log(self):
+        text = replace_line(PARAMS, "        ok 2 hlt", "        not ok 2 hlt")
+        text = replace_line(text, "pass:2 fail:0 skip:1 total:3", "pass:1 fail:1 skip:1 total:3")
+        text = replace_line(text, "    ok 2 kick_before", "    not ok 2 kick_before")
+        text = text.replace("pass:3 fail:0 skip:1 total:4", "pass:2 fail:1 skip:1 total:4")
+        text = replace_line(text, "ok 1 trigger", "not ok 1 trigger")
+        result = check(text.replace("# RESULT: PASS", "# RESULT: FAIL"))
+        self.assertFalse(result.ok)
+        self.assertIn("line 12: not ok 2 trigger/kick_before_wait_returns_at_once/hlt",
+                      result.problems)
+        self.assertEqual(result.failed, 1)
+
+    def test_the_case_counts_line_is_checked(self):
+        text = replace_line(PARAMS, "pass:2 fail:0 skip:1 total:3", "pass:3 fail:0 skip:0 total:3")
+        result = check(text)
+        self.assertFalse(result.ok)
+        self.assertTrue(any("'# kick_before_wait_returns_at_once: pass:3" in problem
+                            for problem in result.problems), result.problems)
+
+    def test_a_missing_parameter_is_a_problem(self):
+        result = check(PARAMS.replace("        ok 3 mwait # SKIP not on this CPU\n", ""))
+        self.assertFalse(result.ok)
+        self.assertTrue(any("planned 3 results" in problem for problem in result.problems),
+                        result.problems)
+
+    def test_junit_has_a_case_per_parameter(self):
+        root = ET.fromstring(ET.tostring(ktap.junit_element([check(PARAMS)])))
+        names = [case.get("name") for case in root.iter("testcase")]
+        self.assertEqual(names, ["plain_case", "kick_before_wait_returns_at_once/spin",
+                                 "kick_before_wait_returns_at_once/hlt",
+                                 "kick_before_wait_returns_at_once/mwait"])
+        self.assertEqual((root.get("tests"), root.get("skipped")), ("4", "1"))
+
+
 class JunitTest(unittest.TestCase):
     def element(self, *texts, prefix=None):
         checks = [ktap.check(ktap.parse(text, f"log{index}"))
@@ -471,16 +529,34 @@ class JunitTest(unittest.TestCase):
         self.assertIn("glob.c:42 <&>", failure.text)
         self.assertEqual(cases[2].find("skipped").get("message"), "not implemented")
         self.assertIsNone(cases[0].find("failure"))
-        self.assertEqual(root.get("tests"), "7")
+        # The log's problem (a failed case) is reported, but is no test case.
+        self.assertEqual(root.get("tests"), "6")
+        self.assertEqual(suites[-1].get("tests"), "0")
+        self.assertEqual(len(suites[-1].findall("testcase")), 0)
 
-    def test_crash_is_an_error_case(self):
+    def test_counts_are_the_ktap_results(self):
+        """Two failed cases are tests="2", not 3 with a case for the log."""
+        text = GOOD.replace("ok 1 same_seed_same_stream", "not ok 1 same_seed_same_stream")
+        text = text.replace("    ok 2 spread", "    not ok 2 spread")
+        root = self.element(text)
+        random_suite = root.findall("testsuite")[1]
+        self.assertEqual((random_suite.get("tests"), random_suite.get("failures")), ("2", "2"))
+        self.assertEqual((root.get("tests"), root.get("failures"), root.get("errors")),
+                         ("6", "2", "0"))
+
+    def test_crash_is_reported_without_a_test_case(self):
         text = GOOD[:GOOD.index("    ok 2 spread")] + "# PANIC: oops\n# RESULT: CRASH\n"
         root = self.element(text)
         log_suite = root.findall("testsuite")[-1]
         self.assertEqual(log_suite.get("name"), "log")
-        error = log_suite.find("testcase/error")
-        self.assertIn("crashed", error.get("message"))
-        self.assertIn("PANIC: oops", error.text)
+        self.assertEqual(log_suite.get("tests"), "0")
+        self.assertIsNone(log_suite.find("testcase"))
+        self.assertIn("crashed", log_suite.find("properties/property[@name='problem']")
+                      .get("value"))
+        self.assertEqual(log_suite.find("properties/property[@name='verdict']").get("value"),
+                         "FAIL")
+        self.assertIn("PANIC: oops", log_suite.find("system-err").text)
+        self.assertEqual(root.get("tests"), "4")
 
     def test_several_logs_are_prefixed(self):
         root = self.element(GOOD, "garbage \x00\xff")

@@ -119,6 +119,20 @@ class MonitorPatternTest(unittest.TestCase):
                        if r["definition"] == "trigos-verdict"]
             self.assertEqual(verdict, [("result", "fail")], f"chunk {chunk}")
 
+    def test_parameters_are_cases_too(self):
+        text = read_data("ktap/params.log")
+        want = lava.expected_results(ktap.parse(text))
+        self.assertEqual(want, [("plain_case", "pass"), ("spin", "pass"), ("hlt", "pass"),
+                                ("mwait", "skip"), ("kick_before_wait_returns_at_once", "pass")])
+        spaced = text.replace("ok 2 hlt", "ok 2 colour green")
+        for chunk in (1, 7, 100000):
+            for log, wanted in ((text, want), (spaced, lava.expected_results(ktap.parse(spaced)))):
+                results = run_monitors(job_monitors(), log, chunk)
+                cases = [(r["case"], r["result"]) for r in results
+                         if r["definition"] == "trigos"]
+                self.assertEqual(cases, wanted, f"chunk {chunk}")
+        self.assertIn(("colour_green", "pass"), lava.expected_results(ktap.parse(spaced)))
+
     def test_the_board_job_has_the_same_test_action(self):
         board = os.path.join(os.path.dirname(JOB), "x86-board-job.yaml")
         self.assertEqual(job_monitors(board), job_monitors())

@@ -239,6 +239,16 @@ class LineMatchTest(unittest.TestCase):
                 self.assertIn(f"expect_line '{text.strip(chr(34))}' (l.cfg:3) matches no line "
                               f"of the log (6 lines)", problems[0])
 
+    def test_the_parameter_level(self):
+        """A parameter's result (8 spaces, a description with spaces) is a line like any."""
+        with open(self.log, "wb") as out:
+            out.write(read_data_bytes("ktap/params.log").replace(b"ok 2 hlt", b"ok 2 hlt now"))
+        for text in ("ok 2 hlt now", '"        ok 2 hlt now"', "ok 3 mwait # SKIP *",
+                     "# kick_before_wait_returns_at_once: a diagnostic of the hlt parameter"):
+            with self.subTest(text=text):
+                self.assertEqual(self.problems(("expect_line", text)), [])
+        self.assertEqual(len(self.problems(("expect_line", '"    ok 2 hlt now"'))), 1)
+
     def test_forbid_line(self):
         self.assertEqual(self.problems(("forbid_line", "*this line must never be printed*"),
                                        ("forbid_line", "ok 2 two"),

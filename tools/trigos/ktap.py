@@ -23,7 +23,13 @@ KTAP v1 as parsed here (docs/ktap.md):
         ok 1 <case>
         not ok 2 <case> # ERROR #PF page fault
         ok 3 <case> # SKIP <reason>
-        # <suite>: pass:1 fail:1 skip:1 total:3
+            KTAP version 1          a parameterized case, as KUnit prints one
+            # Subtest: <case>
+            1..P
+            ok 1 <parameter description>
+        # <case>: pass:P fail:F skip:K total:T
+        ok 4 <case>
+        # <suite>: pass:1 fail:1 skip:1 total:3   (parameters counted one by one)
     not ok 1 <suite>
     # Totals: pass:P fail:F skip:K total:T
     # RESULT: PASS | FAIL | CRASH
@@ -41,7 +47,8 @@ from .verdict import RESULT_PREFIX
 
 KTAP_HEADER = "KTAP version 1"
 INDENT_WIDTH = 4
-# Deeper nesting than this is garbage, not KTAP (trigos nests 2 levels): it
+# Deeper nesting than this is garbage, not KTAP (trigos nests 3 levels: suites,
+# cases, the parameters of a parameterized case): it
 # fails the log instead of being built into a tree whose recursive checks
 # would exceed Python's recursion limit.
 MAX_NESTING = 64
@@ -57,6 +64,9 @@ _COUNTS = re.compile(r"(\S+): pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:([
 # The kernel's word on a test= or bench= pattern that selects no case
 # (docs/ktap.md): such a run fails, and the check names the pattern.
 _UNMATCHED_PATTERN = re.compile(r"# ((?:test|bench)=.*): no suite or case matches this pattern")
+# The kernel's word on a trigger= backend the machine cannot run: such a run
+# fails too (the tests ran on another backend).
+_REFUSED_REQUEST = re.compile(r"# ((?:trigger)=\S+ cannot run: .*): the run fails.*")
 
 
 # Text longer than this is cut in messages and reports: a runaway line of
@@ -133,6 +143,7 @@ class Document:
     trailing_diagnostics: list = field(default_factory=list)
     too_deep_lines: int = 0         # lines nested deeper than MAX_NESTING
     unmatched_patterns: list = field(default_factory=list)  # (line, "test=GLOB")
+    refused_requests: list = field(default_factory=list)    # (line, "trigger=X cannot run: ...")
 
 
 def _blank(line):
@@ -359,6 +370,9 @@ def parse(data, label="log"):
         unmatched = _UNMATCHED_PATTERN.fullmatch(line.rstrip(" \t"))
         if unmatched:
             doc.unmatched_patterns.append((line_number, unmatched.group(1)))
+        refused = _REFUSED_REQUEST.fullmatch(line.rstrip(" \t"))
+        if refused:
+            doc.refused_requests.append((line_number, refused.group(1)))
         kind, value = _classify(content)
         if kind == "version":
             if level == 0:
@@ -372,6 +386,7 @@ def parse(data, label="log"):
                 doc.last_result = None
                 doc.trailing_diagnostics = []
                 doc.unmatched_patterns = []
+                doc.refused_requests = []
                 parser.stack = [doc.root]
                 doc.ktap_line = line_number
             else:
@@ -480,9 +495,15 @@ def _check_body(body, path, problems):
             _check_body(child, child_path, problems)
             summary = SuiteSummary(child.display_name())
             _count(child, summary)
+            # A parameterized case's "# CASE: pass:..." line is in its suite's body.
+            counted = {grandchild.display_name(): grandchild for grandchild in child.children
+                       if grandchild.has_body}
+            counted[child.display_name()] = child
             for line, name, passed, failed, skipped, total in child.counts_lines:
-                if name != child.display_name():
+                if name not in counted:
                     continue
+                summary = SuiteSummary(name)
+                _count(counted[name], summary)
                 if (passed, failed, skipped, total) != (summary.passed,
                                                        summary.failed + summary.errors,
                                                        summary.skipped,
@@ -599,6 +620,8 @@ def check(doc, skip_only="warn"):
     # pass whatever the kernel said: a typo in test= must not go green.
     findings += [f"line {line}: {_shorten(pattern)} selects no test case"
                  for line, pattern in doc.unmatched_patterns]
+    findings += [f"line {line}: {_shorten(request)}: what was asked for was not tested"
+                 for line, request in doc.refused_requests]
     if result.passed + result.failed + result.skipped == 0 and not doc.structure_problems and \
             result.result in (verdict.PASS, verdict.FAIL, verdict.SKIP):
         findings.append("no test case ran: a run that selects nothing fails")
@@ -668,9 +691,11 @@ def _junit_case(parent, classname, name, test=None, failure=None, error=None, ti
 def junit_element(checks, extra_problems=None, prefix_labels=None):
     """Build a <testsuites> element: one <testsuite> per KTAP suite.
 
-    Log-level problems (a crash, a missing plan, no RESULT line) become an
-    extra test case "<label>/log" with an <error>, so that a CI page shows
-    them.  @extra_problems maps a label to more such messages (e.g. a timeout
+    Each KTAP result without subtests is a <testcase> (a parameter of a
+    parameterized case is one, named "case/parameter"), so the counts are
+    the KTAP's.  Log-level problems (a crash, a missing plan, no RESULT line)
+    are reported in a "<label>/log" <testsuite> of no test case, as its
+    <system-err> and a "verdict" property.  @extra_problems maps a label to more such messages (e.g. a timeout
     that tools/matrix saw).  Suite names get "<label>/" in front when
     @prefix_labels is true (by default, when there are several logs).
     """
@@ -718,14 +743,18 @@ def junit_element(checks, extra_problems=None, prefix_labels=None):
                 totals[key] += value
         problems = list(result.problems) + list(extra_problems.get(result.label, []))
         if problems:
+            # The log's own problems (a crash, a cut log, a timeout) are no
+            # test case: the counts stay those of the KTAP's results.
             element = ET.SubElement(top, "testsuite", name=_xml_text(prefix + "log"))
-            case = ET.SubElement(element, "testcase", classname=_xml_text(prefix + "log"),
-                                 name="log")
-            error = ET.SubElement(case, "error", message=_xml_text(_shorten(problems[0])))
+            for key in totals:
+                element.set(key, "0")
+            properties = ET.SubElement(element, "properties")
+            ET.SubElement(properties, "property", name="verdict",
+                          value=verdict.PASS if result.ok else verdict.FAIL)
+            ET.SubElement(properties, "property", name="problem",
+                          value=_xml_text(_shorten(problems[0])))
+            error = ET.SubElement(element, "system-err")
             error.text = _xml_text("\n".join(problems + [f"# {line}" for line in result.dump]))
-            for key, value in (("tests", 1), ("failures", 0), ("errors", 1), ("skipped", 0)):
-                element.set(key, str(value))
-                totals[key] += value
     for key, value in totals.items():
         top.set(key, str(value))
     return top

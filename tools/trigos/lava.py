@@ -13,8 +13,9 @@ with its log (one YAML record a line) in OUT/lava.log, and then checks it like
 
   * the serial console, as LAVA recorded it (the "target" records), is
     written to OUT/serial.log and parsed by tools/ktap;
-  * the results of the "trigos" monitor must be exactly tools/ktap's cases of
-    that log, in order, with the same result (KTAP pass -> pass, fail and
+  * the results of the "trigos" monitor must be exactly the cases of that log
+    as tools/ktap parses it (a parameterized case: its parameters, then the
+    case itself), in order, with the same result (KTAP pass -> pass, fail and
     error -> fail, skip -> skip), named as LAVA names them (lower case, each
     run of non-word characters one '_', as lava_dispatcher's monitor does);
   * the "trigos-verdict" monitor must report one case, "result", pass when the
@@ -122,9 +123,20 @@ def reported_results(records, definition):
 
 
 def expected_results(doc):
-    """[(case, result)] that LAVA must report for tools/ktap's parse @doc."""
+    """[(case, result)] that LAVA must report for tools/ktap's parse @doc.
+
+    Every indented result line, in log order: each case, and each parameter
+    of a parameterized case followed by that case's own line.
+    """
+    def results(body, depth):
+        for child in body.children:
+            if child.has_body:
+                yield from results(child, depth + 1)
+            if depth >= 1 and child.number is not None:
+                yield child
+
     return [(lava_case_id(case.name), LAVA_RESULT_OF.get(case.status, case.status))
-            for case in doc.root.leaves()]
+            for case in results(doc.root, 0)]
 
 
 def expected_verdict(doc):

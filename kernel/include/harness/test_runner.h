@@ -9,6 +9,26 @@
 #include <lib/verdict.h>
 
 /**
+ * struct test_case_notifier - told when each case starts
+ * @case_start: called on the runner's CPU before the suite's init, for each
+ *		run of a case (each parameter, each round of repeat=), with
+ *		the suite's and the case's names and @data
+ * @data: passed to @case_start as it is
+ * @next: the runner's list (test_case_notifier_register() sets it)
+ *
+ * For counters that should be read per case rather than since boot (the
+ * trigger users' awaiting_kick, say): a notifier takes its baseline here.
+ */
+struct test_case_notifier {
+	void (*case_start)(const char *suite, const char *test_case, void *data);
+	void *data;
+	struct test_case_notifier *next;
+};
+
+/** test_case_notifier_register - call @notifier at the start of every case from now on */
+void test_case_notifier_register(struct test_case_notifier *notifier);
+
+/**
  * test_select - choose the cases to run
  * @tests: comma-separated globs over "suite" and "suite.case" (test=);
  *         "" selects every suite but the selftest_* and bench_* ones
@@ -25,11 +45,14 @@ unsigned int test_select(const char *tests, const char *benchmarks);
  * @totals: its cases' results
  * @suites: how many suites ran
  * @unmatched: how many test= and bench= patterns selected nothing
+ * @refused: how many requests of the command line cannot run here (a
+ *	trigger= backend this machine lacks); each fails the run as @unmatched do
  */
 struct test_run {
 	struct ktap_counts totals;
 	unsigned int suites;
 	unsigned int unmatched;
+	unsigned int refused;
 };
 
 /**

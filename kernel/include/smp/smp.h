@@ -85,6 +85,14 @@ bool smp_run_on_async(unsigned int cpu, void (*function)(void *), void *argument
 /** smp_wait_for - wait until @cpu finished its request; false after @timeout_ns */
 bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
 
+/**
+ * smp_set_work_runner - have @runner(function, argument) call each piece of
+ * work a CPU is given (smp_run_on_async()) instead of calling it directly;
+ * NULL: directly.  The test harness runs helpers' parts of a case under a
+ * recovery context this way, so an ASSERT there ends only that part.
+ */
+void smp_set_work_runner(void (*runner)(void (*function)(void *), void *argument));
+
 /** smp_run_on - run and wait; @cpu may be the caller itself */
 bool smp_run_on(unsigned int cpu, void (*function)(void *), void *argument, uint64_t timeout_ns);
 

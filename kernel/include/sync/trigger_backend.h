@@ -276,4 +276,13 @@ void trigger_test_set_kick_break(enum trigger_test_break mode);
 /** trigger_set_misuse_hook - catch misuse reports instead of panicking (NULL: panic) */
 void trigger_set_misuse_hook(void (*hook)(const char *message));
 
+/**
+ * trigger_backend_request_refusal - why the backend trigger= named cannot
+ * run on this machine ("trigger=mwaitx cannot run: this CPU lacks
+ * CPUID.80000001H:ECX[29] (MONITORX/MWAITX)", or the refusing CPU's memory
+ * type), or NULL if it can or none was named.  The test runner fails such a
+ * run, as it does a test= pattern that selects nothing.
+ */
+const char *trigger_backend_request_refusal(void);
+
 #endif
