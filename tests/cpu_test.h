@@ -66,8 +66,7 @@ struct cpu_test_everywhere {
  * Each CPU's part: wait at the start line until every taking part has
  * arrived (or the time-out), then run.  Starting the helpers one after the
  * other gave each a head start of one wake-up (under TCG, a whole time slice
- * of the host: a lock changed hands 4 times in 8000 rounds); the start line
- * makes the parts overlap.
+ * of the host); the start line makes the parts overlap.
  */
 static inline void cpu_test_everywhere_part(void *argument)
 {

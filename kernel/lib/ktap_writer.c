@@ -106,7 +106,17 @@ void ktap_write_params_begin(const struct ktap_writer *writer, const char *case_
 void ktap_write_param(const struct ktap_writer *writer, unsigned int number,
 		      const char *description, enum ktap_outcome outcome, const char *detail)
 {
-	write_result(writer, "        ", number, description, outcome, detail);
+	char name[KTAP_LINE_MAX / 2];
+	size_t length = 0;
+
+	/* A '#' would start a directive, a line break a new line: neither may be in a name. */
+	for (; description[length] && length < sizeof(name) - 1; length++) {
+		char c = description[length];
+
+		name[length] = c == '#' ? '_' : c == '\n' || c == '\r' ? ' ' : c;
+	}
+	name[length] = '\0';
+	write_result(writer, "        ", number, name, outcome, detail);
 }
 
 enum ktap_outcome ktap_params_outcome(const struct ktap_counts *counts)

@@ -94,7 +94,8 @@ void ktap_write_params_begin(const struct ktap_writer *writer, const char *case_
 
 /**
  * ktap_write_param - one parameter's result line, "ok N @description",
- * with @outcome and @detail as for ktap_write_case()
+ * with @outcome and @detail as for ktap_write_case(); a '#' of @description
+ * is printed '_' and a line break ' ', so that the line stays one result
  */
 void ktap_write_param(const struct ktap_writer *writer, unsigned int number,
 		      const char *description, enum ktap_outcome outcome, const char *detail);

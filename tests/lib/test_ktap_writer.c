@@ -176,9 +176,30 @@ static void unmatched_patterns_are_each_named(void)
 		     "# no test case matched test=a bench=b: a run that selects nothing fails\n");
 }
 
+static void parameters_one_level_deeper(void)
+{
+	struct ktap_counts counts = { 0, 0, 0 };
+
+	ktap_write_params_begin(&writer, "every_backend", 3);
+	ktap_write_param(&writer, 1, "hlt", KTAP_PASS, NULL);
+	ktap_write_param(&writer, 2, "size #2\nof 4", KTAP_FAIL, NULL);
+	ktap_write_param(&writer, 3, "mwaitx", KTAP_SKIP, "no MONITORX");
+	EXPECT_STREQ(captured,
+		     "        KTAP version 1\n        # Subtest: every_backend\n        1..3\n"
+		     "        ok 1 hlt\n"
+		     "        not ok 2 size _2 of 4\n"
+		     "        ok 3 mwaitx # SKIP no MONITORX\n");
+	EXPECT_EQ(ktap_params_outcome(&counts), KTAP_SKIP);
+	counts.passed = 1;
+	EXPECT_EQ(ktap_params_outcome(&counts), KTAP_PASS);
+	counts.failed = 1;
+	EXPECT_EQ(ktap_params_outcome(&counts), KTAP_FAIL);
+}
+
 static const struct test_case lib_ktap_writer_cases[] = {
 	TEST_CASE(header_and_suite_begin),
 	TEST_CASE(case_lines_and_their_directives),
+	TEST_CASE(parameters_one_level_deeper),
 	TEST_CASE(counts_follow_outcomes),
 	TEST_CASE(suite_end_fails_skips_or_passes),
 	TEST_CASE(totals_and_result),
