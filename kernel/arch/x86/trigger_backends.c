@@ -9,6 +9,7 @@
 #include <trigos/irq.h>
 #include <trigos/ktap.h>
 #include <trigos/memtype_check.h>
+#include <trigos/options.h>
 #include <trigos/smp.h>
 #include <trigos/time.h>
 #include <trigos/timer.h>
@@ -190,6 +191,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		if (trigger_hlt_broken) {
 			sti_hlt();
 			outcome = TRIGGER_HALT_HALTED;
+		} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
+			/* test_break=skip_halt: poll, as if every re-check saw a kick */
 		} else if (!trigger_moved_after_publish(trigger, state)) {
 			arm_deadline(deadline);
 			outcome = trigger_halt_irqs_on(&trigger->generation, state->seen);
@@ -215,6 +218,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	if (trigger_hlt_broken) {
 		hlt();
 		outcome = TRIGGER_HALT_HALTED;
+	} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
+		cpu_relax();
 	} else {
 		outcome = trigger_halt_irqs_off(&trigger->generation, state->seen);
 	}

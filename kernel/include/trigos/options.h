@@ -111,6 +111,8 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_STORE_KICK_ELSEWHERE		(1u << 3)	/* the store test's kicker stores
 								 * to another line */
 #define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
+#define TEST_BREAK_SKIP_HALT			(1u << 5)	/* skip_halt: the halting backends
+								 * never execute their HLT */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)
