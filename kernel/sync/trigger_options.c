@@ -50,6 +50,7 @@ static const char *const test_break_names[] = {
 	"store_kick_elsewhere",
 	"store_kicker_monitors",
 	"skip_halt",
+	"nmi_fixup_iret",
 };
 
 static bool parse_test_break(const struct cmdline_word *word, const char **error)
@@ -69,7 +70,8 @@ static bool parse_test_break(const struct cmdline_word *word, const char **error
 	return true;
 }
 KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
-			  "bochs_wake_ipi, store_kick_elsewhere, store_kicker_monitors or skip_halt "
+			  "bochs_wake_ipi, store_kick_elsewhere, store_kicker_monitors, skip_halt, "
+			  "nmi_fixup_iret "
 			  "(tests that "
 			  "must then fail)", parse_test_break);
 

@@ -113,6 +113,9 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
 #define TEST_BREAK_SKIP_HALT			(1u << 5)	/* skip_halt: the halting backends
 								 * never execute their HLT */
+#define TEST_BREAK_NMI_FIXUP_IRET		(1u << 6)	/* nmi_fixup_iret: a fault fixed
+								 * up in an NMI handler returns
+								 * with IRET */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)
