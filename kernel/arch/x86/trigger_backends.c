@@ -111,8 +111,10 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 	} else if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
-		trigger_count_sleep(state);
-		sti_mwait(trigger_mwait_hint, 0);
+		slept = trigger_mwait_irqs_on(&trigger->generation, state->seen, trigger_mwait_hint,
+					      0) == TRIGGER_HALT_HALTED;
+		if (slept)
+			trigger_count_sleep(state);
 		/*
 		 * Where MWAIT returns at once (QEMU TCG, more than one vCPU)
 		 * it returns inside the STI shadow, and TCG checks for
@@ -275,18 +277,24 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 		 * MWAITX's own timer bounds the wait, so it is safe with
 		 * interrupts off too; with them on, "sti; mwaitx" as for MWAIT.
 		 */
-		trigger_count_sleep(state);
 		if (state->irqs_were_enabled) {
-			sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+			slept = trigger_mwaitx_irqs_on(&trigger->generation, state->seen,
+						       trigger_mwait_hint, MWAITX_TIMER_ENABLE,
+						       (uint32_t)slice) == TRIGGER_HALT_HALTED;
+			if (slept)
+				trigger_count_sleep(state);
 			sti_relax_cli();	/* as for MWAIT */
 		} else {
+			trigger_count_sleep(state);
 			mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 		}
 	} else if (state->irqs_were_enabled) {
 		/* Under Bochs, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
 		arm_deadline(deadline);
-		trigger_count_sleep(state);
-		sti_mwaitx(trigger_mwait_hint, 0, 0);
+		slept = trigger_mwaitx_irqs_on(&trigger->generation, state->seen,
+					       trigger_mwait_hint, 0, 0) == TRIGGER_HALT_HALTED;
+		if (slept)
+			trigger_count_sleep(state);
 		sti_relax_cli();
 	} else if (trigger_monitor_store_only) {
 		trigger_count_sleep(state);
