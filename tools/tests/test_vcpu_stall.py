@@ -191,12 +191,22 @@ class StopTest(unittest.TestCase):
         self.assertEqual(notes[0], f"vCPU stalls planned: 2, vCPU threads (index:tid) "
                                    f"0:{child.tid}")
         self.assertRegex(notes[1], rf"^stall 1 of 2: vCPU 0 \(thread {child.tid}\) stopped at "
-                                   r"\+0\.\d{3} s for 0\.400 s$")
+                                   r"\+0\.\d{3} s for 0\.400 s, QEMU's main loop runs on "
+                                   r"\(QMP answers\)$")
         self.assertRegex(notes[2], rf"^stall 1 of 2: vCPU 0 \(thread {child.tid}\) resumed at "
                                    r"\+\d\.\d{3} s after 0\.4\d\d s stopped; its CPU time "
                                    r"meanwhile 0 ms, the other vCPUs'  ms$")
         self.assertTrue(notes[4].startswith("stall 2 of 2: "), notes[4])
         self.assertEqual(notes[5], "vCPU stalls: all 2 done")
+
+    def test_a_plain_stop_says_whether_the_machine_runs_on(self):
+        spec = vcpu_stall.StallSpec(1, seconds=(0.2, 0.2), first=0.0)
+        with BusyChild() as child:
+            staller = vcpu_stall.VcpuStaller(spec, FakeQmp(child.tid, answers=False),
+                                             child.process.pid, time.monotonic())
+            staller.run()
+        self.assertTrue(staller.notes()[1].endswith(
+            ", by chance holding QEMU's global lock (QMP gets no answer)"))
 
     def test_lock_mode_holds_only_when_the_main_loop_cannot_answer(self):
         spec = vcpu_stall.StallSpec(1, seconds=(0.3, 0.3), first=0.0, lock=True)

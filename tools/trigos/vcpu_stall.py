@@ -356,6 +356,7 @@ class VcpuStaller(threading.Thread):
         count = len(self.stalls)
         others = [other for cpu, other in threads.items() if other != tid]
         tries = None
+        lock_held = None
         if self.spec.lock:
             tries = self._catch_lock(tid)
             if tries is None:
@@ -364,11 +365,22 @@ class VcpuStaller(threading.Thread):
                 return
         else:
             self.tracer.stop(tid)
+            # Whether the machine runs on: QEMU's main loop answers unless
+            # the thread was stopped, by chance, holding the global lock.
+            if self.qmp.send("query-status"):
+                lock_held = self.qmp.wait_reply(LOCK_PROBE_SECONDS) is None
         before = thread_ticks(self.pid, tid)
         before_other = [thread_ticks(self.pid, other) for other in others]
         stopped_at = self.now()
-        how = (f", holding QEMU's global lock (a QMP command got no answer and the main "
-               f"thread waits in futex; caught at try {tries})" if tries else "")
+        if tries:
+            how = (f", holding QEMU's global lock (a QMP command got no answer and the main "
+                   f"thread waits in futex; caught at try {tries})")
+        elif lock_held is None:
+            how = ""
+        elif lock_held:
+            how = ", by chance holding QEMU's global lock (QMP gets no answer)"
+        else:
+            how = ", QEMU's main loop runs on (QMP answers)"
         self.note(f"stall {stall.number} of {count}: vCPU {stall.cpu} (thread {tid}) stopped "
                   f"at +{stopped_at:.3f} s for {stall.seconds:.3f} s{how}")
         self._cancelled.wait(stall.seconds)
@@ -376,7 +388,7 @@ class VcpuStaller(threading.Thread):
         after_other = [thread_ticks(self.pid, other) for other in others]
         self.tracer.release(tid)
         resumed_at = self.now()
-        if tries:
+        if tries or lock_held:
             self.qmp.wait_reply(2.0)
         ran = ms_of_ticks(after - before) if None not in (after, before) else None
         other_ms = [ms_of_ticks(a - b) for a, b in zip(after_other, before_other)

@@ -572,6 +572,11 @@ void trigger_set_halt_window_delay(uint64_t nanoseconds)
 	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
 }
 
+bool trigger_halt_window_widened(void)
+{
+	return __atomic_load_n(&trigger_halt_window_delay_cycles, __ATOMIC_RELAXED) != 0;
+}
+
 void trigger_set_before_recheck_hook(void (*hook)(void))
 {
 	__atomic_store_n(&trigger_before_recheck_hook, hook, __ATOMIC_RELEASE);
