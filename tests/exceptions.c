@@ -8,9 +8,13 @@
  * Fixups are not tested with RDMSR of a missing MSR: QEMU TCG returns 0 for
  * unknown MSRs instead of raising #GP (docs/emulators.md).
  */
+#include <cpu/cpu.h>
+#include <boot/options.h>
 #include <harness/test.h>
+#include <time/time.h>
 #include <smp/recovery.h>
 #include <mm/memory.h>
+#include <asm/apic.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
@@ -179,6 +183,79 @@ static void nested_contexts_resume_the_innermost(void)
 	EXPECT_TRUE(this_cpu_recovery() == before);
 }
 
+/* --- A fault fixed up inside an NMI handler ------------------------------------------- */
+
+/*
+ * The fix-up's return must leave NMIs blocked: its IRET would unblock them
+ * (SDM vol 3, 6.7.1), and a second NMI would enter at the top of the NMI's
+ * IST stack, over the live frame of the handler still running there.  The
+ * handler of the first NMI takes a #GP through read_byte_safe(), then sends
+ * its CPU a second NMI and waits 20 ms: blocked, the second NMI is taken
+ * after the first handler's IRET; unblocked, it nests inside.  So that a
+ * nested one does no harm here, the second NMI is given a stack of its own
+ * (the TSS's NMI IST entry, SDM vol 3, 7.14.5) while the first handler
+ * waits.  test_break=nmi_fixup_iret returns from the fix-up with IRET, as
+ * before the fix: the case must then fail.
+ */
+#define SECOND_NMI_WAIT_US	20000
+
+static uint8_t second_nmi_stack[8192] __attribute__((aligned(16)));
+
+static struct {
+	volatile bool armed;		/* the next NMI on the CPU takes the fault */
+	volatile bool second_armed;	/* the next one is the second NMI */
+	volatile unsigned int depth, deepest, seconds_taken;
+	int fault;
+} nmi_fault;
+
+static bool fault_inside_an_nmi_handler(struct interrupt_frame *frame)
+{
+	struct task_state_segment *tss = &this_cpu()->arch.tss;
+	uint64_t ist;
+	uint8_t value;
+
+	if (!nmi_fault.armed && !nmi_fault.second_armed)
+		return false;
+	if (++nmi_fault.depth > nmi_fault.deepest)
+		nmi_fault.deepest = nmi_fault.depth;
+	if (__atomic_exchange_n(&nmi_fault.armed, false, __ATOMIC_ACQ_REL)) {
+		nmi_fault.fault = read_byte_safe((const void *)NON_CANONICAL_ADDRESS, &value);
+		ist = tss->ist[IST_NMI - 1];
+		tss->ist[IST_NMI - 1] = (uint64_t)(second_nmi_stack + sizeof(second_nmi_stack));
+		__atomic_store_n(&nmi_fault.second_armed, true, __ATOMIC_RELEASE);
+		lapic_send_ipi(cpus[cpu_id()].apic_id, APIC_DELIVERY_NMI);
+		udelay(SECOND_NMI_WAIT_US);
+		tss->ist[IST_NMI - 1] = ist;
+	} else if (__atomic_exchange_n(&nmi_fault.second_armed, false, __ATOMIC_ACQ_REL)) {
+		nmi_fault.seconds_taken++;
+	}
+	nmi_fault.depth--;
+	return true;
+}
+
+static void a_fault_fixed_up_in_an_nmi_handler_keeps_nmis_blocked(void)
+{
+	uint64_t start;
+
+	nmi_fault = (typeof(nmi_fault)){ .armed = true };
+	ASSERT_TRUE(nmi_register(fault_inside_an_nmi_handler));
+	lapic_send_ipi(cpus[cpu_id()].apic_id, APIC_DELIVERY_NMI);
+	start = now_ns();
+	while (!__atomic_load_n(&nmi_fault.seconds_taken, __ATOMIC_ACQUIRE) &&
+	       now_ns() - start < 1000000000ull)
+		cpu_relax();
+	nmi_unregister(fault_inside_an_nmi_handler);
+	nmi_fault.second_armed = false;
+	test_diag("the fault in the NMI handler: vector %d; the second NMI taken %u times, %s%s",
+		  nmi_fault.fault, nmi_fault.seconds_taken,
+		  nmi_fault.deepest > 1 ? "inside the first handler: the fix-up unblocked NMIs" :
+		  "after the first handler's IRET",
+		  test_break_given(TEST_BREAK_NMI_FIXUP_IRET) ? " (test_break=nmi_fixup_iret)" : "");
+	EXPECT_EQ(nmi_fault.fault, EXCEPTION_GENERAL_PROTECTION);
+	EXPECT_EQ(nmi_fault.seconds_taken, 1u);
+	EXPECT_EQ(nmi_fault.deepest, 1u);
+}
+
 static const struct test_case exception_cases[] = {
 	TEST_CASE(divide_error_is_caught_by_fixup),
 	TEST_CASE(invalid_opcode_is_caught_by_fixup),
@@ -192,5 +269,6 @@ static const struct test_case exception_cases[] = {
 	TEST_CASE(breakpoint_is_a_trap),
 	TEST_CASE(recovery_restores_interrupt_flag),
 	TEST_CASE(nested_contexts_resume_the_innermost),
+	TEST_CASE(a_fault_fixed_up_in_an_nmi_handler_keeps_nmis_blocked),
 };
 TEST_SUITE(exceptions, exception_cases, NULL, NULL);

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: MIT
  *
  * A Promela model of the x86 trigger's halting protocol (the hlt backend
- * and the halting phase of the adaptive one), checked with Spin by
+ * and the halting phase of the adaptive one, and the interrupts-on
+ * "sti; mwait" of the mwait backend for waiter 0), checked with Spin by
  * tools/model-check (`make check-model`).  README.md beside this file says
  * what is modelled and what is not, and maps every step to the C code.
  *
@@ -15,6 +16,14 @@
  *                  chosen by init; its NMI is sent at any moment.
  *   a stray NMI    one more NMI, to CPU 0, at any moment, with no kick: a
  *                  late wake NMI of an earlier wait, the watchdog's, a test's.
+ *   MWAIT          waiter 0, interrupts on, may wait with the mwait backend
+ *                  as it does under Bochs (init chooses): MONITOR on the
+ *                  generation, publish in ipi_waiters (the wake IPI, which
+ *                  Bochs needs), re-check, sti, mwait.  A store to the
+ *                  generation after the MONITOR triggers it and ends or
+ *                  prevents the sleep - or, as Bochs's monitor does
+ *                  (kernel/arch/x86/trigger_bochs.c), misses it (init
+ *                  chooses that too).
  *
  * Memory is x86-TSO (SDM vol 3, 9.2): every CPU has a FIFO store buffer; a
  * plain store enters it, a load reads the CPU's own newest buffered store to
@@ -48,6 +57,8 @@
  *                             interrupts-on "sti; hlt" in no window
  *   MUTANT_NO_STI_SHADOW      STI enables interrupts at once (the hardware's
  *                             guarantee removed, to show the model needs it)
+ *   MUTANT_UNMARKED_MWAIT     the interrupts-on "sti; mwait" in no window (as
+ *                             before the mwait windows of trigger_halt.S)
  * and one switch of the environment:
  *   NO_SELF_KICK              kicker 1 never runs on a waiting CPU
  *
@@ -94,7 +105,11 @@ mtype = {
 	K_LOAD_IPIW,	/* wake_published(ipi_waiters): load the mask word */
 	K_SEND_IPI,	/* arch_trigger_wake_ipi() for the lowest bit left */
 	K_LOAD_NMIW,	/* wake_published(nmi_waiters) */
-	K_SEND_NMI	/* arch_trigger_wake_nmi() */
+	K_SEND_NMI,	/* arch_trigger_wake_nmi() */
+	W_M_MONITOR,	/* mwait_wait(): trigger_monitor(&generation) */
+	W_M_CHECK,	/* trigger_mwait_irqs_on: the re-check (window start) */
+	W_M_STI,	/* sti */
+	W_M_MWAIT	/* mwait, in the STI shadow; past it: W_ON_CLI (sti_relax_cli() ends in cli) */
 };
 
 #ifdef MUTANT_PUBLISH_NO_FENCE
@@ -114,6 +129,7 @@ mtype = {
 			 ((p) == W_PUBLISH && !PUBLISH_LOCKED))
 #define READY(c, p)	((!LOCKED_STEP(p) || sb_len[c] == 0) && (!STORE_STEP(p) || sb_len[c] < SB))
 #define IS_HLT(p)	((p) == W_ON_HLT || (p) == W_OFF_HLT)
+#define IS_SLEEP(p)	(IS_HLT(p) || (p) == W_M_MWAIT)
 
 /*
  * One step: a transition nothing can interleave with.  As a d_step it is one
@@ -146,6 +162,23 @@ bit nmi_pending[NCPU];		/* a latched NMI */
 bit nmi_kick_armed[NCPU];	/* the test's NMI handler kicks at the next NMI */
 bit irqs_were_enabled[2];	/* each waiter's IF at its reset (state->irqs_were_enabled) */
 byte seen[2];			/* each waiter's state->seen */
+bit mwaiter[2];			/* the waiter sleeps with "sti; mwait" (waiter 0 only) */
+bit monitor_misses;		/* its monitor misses stores, as Bochs's does */
+bit armed[2];			/* the waiter's MONITOR is armed ... */
+bit triggered[2];		/* ... and a store to the generation has triggered it */
+bit in_mwait[2];		/* halted in MWAIT: a triggered monitor also ends the sleep */
+
+/*
+ * A store to the generation reaches memory: it triggers waiter 0's monitor
+ * if armed, unless that monitor misses stores (only waiter 0 uses MWAIT).
+ */
+inline monitor_sees_store()
+{
+	if
+	:: armed[0] && !monitor_misses -> triggered[0] = 1
+	:: else -> skip
+	fi
+}
 
 /* A load: the CPU's own newest buffered store to @a, else memory. */
 inline load(c, a, v)
@@ -173,6 +206,13 @@ inline commit(c)
 {
 	printf("memory: cpu%d's store to mem[%d] reaches memory\n", c, sb_addr[c * SB]);
 	mem[sb_addr[c * SB]] = sb_val[c * SB];
+#ifdef MUTANT_KICK_NO_FENCE
+	/* Only that mutant's kick stores the generation through the store buffer. */
+	if
+	:: sb_addr[c * SB] == GEN -> monitor_sees_store()
+	:: else -> skip
+	fi;
+#endif
 	sb_addr[c * SB] = sb_addr[c * SB + 1];
 	sb_val[c * SB] = sb_val[c * SB + 1];
 	sb_addr[c * SB + 1] = 0;
@@ -199,6 +239,7 @@ inline kick_step(c, k, p, s, after)
 	:: p == K_ADD ->
 #ifndef MUTANT_KICK_NO_FENCE
 		mem[GEN]++;
+		monitor_sees_store();
 		printf("cpu%d: kicker %d: lock add: generation %d\n", c, k, mem[GEN]);
 #else
 		load(c, GEN, v0);
@@ -255,6 +296,11 @@ inline rip_fixup(c)
 #ifndef MUTANT_UNFIXED_SELF_KICK
 	:: pc[c] == W_ON_CHECK || pc[c] == W_ON_STI || pc[c] == W_ON_HLT ->
 		printf("cpu%d: the NMI handler moves RIP past the HLT\n", c);
+		pc[c] = W_ON_CLI
+#endif
+#ifndef MUTANT_UNMARKED_MWAIT
+	:: pc[c] == W_M_CHECK || pc[c] == W_M_STI || pc[c] == W_M_MWAIT ->
+		printf("cpu%d: the NMI handler moves RIP past the MWAIT\n", c);
 		pc[c] = W_ON_CLI
 #endif
 	:: else -> skip
@@ -314,8 +360,27 @@ inline waiter_step(c)
 		v = 0
 	:: pc[c] == W_STICKY ->
 		load(c, GEN, v);
-		pc[c] = (v != seen[c] -> W_STICKY_SEEN : W_PUBLISH);
+		pc[c] = (v != seen[c] -> W_STICKY_SEEN : (mwaiter[c] -> W_M_MONITOR : W_PUBLISH));
 		v = 0
+	/*
+	 * mwait_wait(): MONITOR, then (a look, Bochs's publish, a look: the
+	 * looks only return early, the window's re-check decides) the window.
+	 */
+	:: pc[c] == W_M_MONITOR ->
+		armed[c] = 1;
+		triggered[c] = 0;
+		printf("cpu%d: monitor on the generation\n", c);
+		pc[c] = W_PUBLISH
+	:: pc[c] == W_M_CHECK ->
+		load(c, GEN, v);
+		printf("cpu%d: re-check in the MWAIT window: generation %d, seen %d\n", c, v, seen[c]);
+		pc[c] = (v != seen[c] -> W_ON_UNPUB : W_M_STI);
+		v = 0
+	:: pc[c] == W_M_STI ->
+		IF[c] = 1;
+		shadow[c] = 1;
+		printf("cpu%d: sti\n", c);
+		pc[c] = W_M_MWAIT
 	:: pc[c] == W_STICKY_SEEN ->
 		load(c, GEN, seen[c]);
 		printf("cpu%d: trigger_wait returns at once (sticky): seen %d\n", c, seen[c]);
@@ -340,7 +405,7 @@ inline waiter_step(c)
 			printf("cpu%d: publishes itself in nmi_waiters (a plain store)\n", c)
 		fi;
 #endif
-		pc[c] = (irqs_were_enabled[c] -> W_ON_PRECHECK : W_OFF_CHECK)
+		pc[c] = (mwaiter[c] -> W_M_CHECK : (irqs_were_enabled[c] -> W_ON_PRECHECK : W_OFF_CHECK))
 	/*
 	 * A look that is over (the generation moved) leaves through "ret;
 	 * cli()" with interrupts already off: nothing anyone can tell from
@@ -376,6 +441,8 @@ inline waiter_step(c)
 		pc[c] = W_ON_UNPUB
 	:: pc[c] == W_ON_UNPUB ->
 		mem[IPIW + c] = 0;
+		armed[c] = 0;
+		triggered[c] = 0;
 		pc[c] = W_RELOAD
 	:: pc[c] == W_OFF_CHECK ->
 #ifdef MUTANT_NO_RECHECK
@@ -415,7 +482,7 @@ end_running:
 		ipi_pending[c] = 0;
 		printf("cpu%d: takes the wake IPI (not halted)\n", c) }
 	:: STEP { hpc[c] != 0 && READY(c, hpc[c]) -> kick_step(c, 1, hpc[c], hsnap[c], 0) }
-	:: STEP { hpc[c] == 0 && pc[c] != T_IDLE && !IS_HLT(pc[c]) && READY(c, pc[c]) ->
+	:: STEP { hpc[c] == 0 && pc[c] != T_IDLE && !IS_SLEEP(pc[c]) && READY(c, pc[c]) ->
 		shadow[c] = 0;
 		if
 		:: c == 2 -> kick_step(c, 0, pc[c], snap[c], T_IDLE)
@@ -428,20 +495,39 @@ end_running:
 		halted[c] = 1;
 		pc[c] = (pc[c] == W_ON_HLT -> W_ON_CLI : W_OFF_UNPUB);
 		goto sleeping }
+	/* MWAIT: no sleep once the monitor has triggered (SDM vol 2B, MWAIT). */
+	:: STEP { hpc[c] == 0 && pc[c] == W_M_MWAIT && triggered[c] ->
+		printf("cpu%d: mwait returns at once: the monitor has triggered\n", c);
+		shadow[c] = 0;
+		pc[c] = W_ON_CLI }
+	:: atomic { hpc[c] == 0 && pc[c] == W_M_MWAIT && !triggered[c] ->
+		printf("cpu%d: mwait sleeps, IF %d\n", c, IF[c]);
+		shadow[c] = 0;
+		halted[c] = 1;
+		in_mwait[c] = 1;
+		pc[c] = W_ON_CLI;
+		goto sleeping }
 	od;
 sleeping:
 	do
 	/* Woken by an NMI: RIP is past the HLT, outside every window, so the fix-up moves nothing. */
 	:: atomic { nmi_pending[c] ->
 		halted[c] = 0;
+		in_mwait[c] = 0;
 		nmi_pending[c] = 0;
 		printf("cpu%d: woken by an NMI\n", c);
 		nmi_handlers(c);
 		goto end_running }
 	:: atomic { ipi_pending[c] && IF[c] ->
 		halted[c] = 0;
+		in_mwait[c] = 0;
 		ipi_pending[c] = 0;
 		printf("cpu%d: woken by the wake IPI\n", c);
+		goto end_running }
+	:: atomic { in_mwait[c] && triggered[c] ->
+		halted[c] = 0;
+		in_mwait[c] = 0;
+		printf("cpu%d: woken from mwait by the monitored store\n", c);
 		goto end_running }
 	od
 }
@@ -471,6 +557,18 @@ init {
 		if
 		:: irqs_were_enabled[1] = 1
 		:: irqs_were_enabled[1] = 0
+		fi;
+		if
+		:: irqs_were_enabled[0] ->
+			if
+			:: mwaiter[0] = 1;
+				if
+				:: monitor_misses = 1
+				:: monitor_misses = 0
+				fi
+			:: mwaiter[0] = 0
+			fi
+		:: else -> skip
 		fi;
 		if
 #ifndef NO_SELF_KICK

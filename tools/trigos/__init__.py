@@ -22,6 +22,8 @@ Shared by the others:
                results files (bench runs, plot draws; both read it)
   peer_timing  what the peers share: a QEMU run with its serial lines stamped
                by the host's arrival time, a peer's figure as a BENCH record
+  vcpu_stall   tools/run --stall-vcpus: stops QEMU vCPU threads from the host
+               (ptrace) during a run and notes it in the log as '# host:' lines
   kvm_unit_tests  the second peer: kvm-unit-tests built out of tree from a
                clone the user names, timed from outside (peer and bench use it)
 The tools: run (boot once: QEMU and the dispatch; run_bochs is its Bochs

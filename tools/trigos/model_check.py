@@ -83,6 +83,8 @@ VARIANTS = (
             "the same, with no kick from an NMI on a waiting CPU at all"),
     Variant("no-sti-shadow", ("MUTANT_NO_STI_SHADOW",), True,
             "STI enables interrupts at once"),
+    Variant("unmarked-mwait", ("MUTANT_UNMARKED_MWAIT",), True,
+            "the interrupts-on sti; mwait in no window (before the mwait windows)"),
 )
 
 CHECKS = (

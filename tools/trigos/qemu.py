@@ -60,6 +60,7 @@ class RunConfig:
     ovmf_vars: str = None           # the private, writable copy of OVMF_VARS
     qmp_socket: str = None          # QMP server socket path (None: no QMP)
     gdb_port: int = None            # set: start halted, gdb stub on 127.0.0.1:gdb_port
+    stall_qmp_socket: str = None    # set: named threads and a second QMP for --stall-vcpus
 
 
 def qemu_escape(value):
@@ -140,6 +141,11 @@ def build_command(config):
             command += ["-fw_cfg", f"name={FW_CFG_CMDLINE},string={qemu_escape(config.cmdline)}"]
     if config.qmp_socket:
         command += ["-qmp", f"unix:{qemu_escape(config.qmp_socket)},server=on,wait=off"]
+    if config.stall_qmp_socket:
+        # Named threads ("CPU 1/TCG") for the reader of ps/top; the vCPU
+        # stopper's own QMP, so that its probes never interleave with tools/run's.
+        command += ["-name", "trigos,debug-threads=on",
+                    "-qmp", f"unix:{qemu_escape(config.stall_qmp_socket)},server=on,wait=off"]
     command += gdb_stub_arguments(config)
     command += list(config.qemu_args)
     return command

@@ -124,6 +124,28 @@ class Qmp:
         reply = self._wait_for("return", deadline or time.monotonic() + 2.0)
         return None if reply is None or "error" in reply else reply["return"]
 
+    def send(self, name, arguments=None):
+        """Send QMP command @name without waiting; False if there is no connection.
+
+        Its answer is read by wait_reply(): a caller that wants to see
+        whether QEMU answers in time (tools/trigos/vcpu_stall.py).
+        """
+        if not self.sock or self.eof:
+            return False
+        request = {"execute": name}
+        if arguments:
+            request["arguments"] = arguments
+        try:
+            self.sock.settimeout(2.0)
+            self.sock.sendall(json.dumps(request).encode() + b"\n")
+        except OSError:
+            return False
+        return True
+
+    def wait_reply(self, timeout):
+        """The next answer (a "return" or an "error" message) within @timeout s, or None."""
+        return self._wait_for("return", time.monotonic() + timeout)
+
     def halted_cpus(self):
         """(vCPUs halted with IF clear, vCPUs) from "info registers -a", or None.
 

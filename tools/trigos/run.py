@@ -59,7 +59,7 @@ import threading
 import time
 
 from . import bochs, run_bochs  # the Bochs machine, and its runner (--emulator bochs)
-from . import cli, ktap, screencheck, verdict
+from . import cli, ktap, screencheck, vcpu_stall, verdict
 from .cli import UsageError
 from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
                    build_command, cross_check, describe_qemu_status, verdict_for_exit)
@@ -230,7 +230,8 @@ class ScreenCapture(threading.Thread):
             self.error = str(error)
 
 
-def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, held=None):
+def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, held=None,
+           notes=None):
     """Copy QEMU's serial output to @log and (unless @quiet) to @out, line by line.
 
     Returns True if QEMU closed its output before @timeout seconds passed.
@@ -240,9 +241,16 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
     with QEMU still running.  While @held() is true (a debugger is attached)
     the timeout does not run, and the vCPUs are not looked at (that stops
     and continues the machine, which is the debugger's to do); afterwards
-    the whole @timeout starts again.
+    the whole @timeout starts again.  @notes() gives lines of the host's own
+    (the vCPU stopper's): each goes into the log as a "# host: " line where
+    the serial output is at a line's start, until the "# RESULT:" line came
+    (which must stay the last), and to stderr.
     """
     deadline = time.monotonic() + timeout
+    at_line_start = True
+    ended = False
+    held_notes = []
+    recent = b""
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     if qmp and qmp.sock:
@@ -253,6 +261,15 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
     halted_polls = 0
     try:
         while True:
+            if notes:
+                for text in notes():
+                    print(f"run: host: {text}", file=sys.stderr, flush=True)
+                    held_notes.append(text)
+                if held_notes and at_line_start and not ended:
+                    log.write("".join(vcpu_stall.NOTE_PREFIX + text + "\n"
+                                      for text in held_notes).encode())
+                    log.flush()
+                    held_notes = []
             debugged = bool(held and held())
             if debugged:
                 deadline = max(deadline, time.monotonic() + timeout)
@@ -266,7 +283,7 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
                 halted_polls = halted_polls + 1 if counts and counts[0] == counts[1] > 0 else 0
                 if halted_polls >= 2:
                     halted.append(counts[1])    # read what is still in the pipe, then stop
-            events = selector.select(timeout=min(remaining, 0.2 if halted else 0.5))
+            events = selector.select(timeout=min(remaining, 0.2 if halted or notes else 0.5))
             if qmp and any(key.fileobj is qmp.sock for key, _ in events):
                 if not qmp.pump():
                     selector.unregister(qmp.sock)
@@ -285,6 +302,9 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
                 break
             log.write(chunk)
             log.flush()
+            at_line_start = chunk.endswith(b"\n")
+            recent = (recent + chunk)[-4096:]
+            ended = ended or verdict.RESULT_PREFIX.encode() in recent
             if quiet:
                 continue
             pending += chunk
@@ -301,6 +321,14 @@ def stream(process, log, quiet, timeout, out=sys.stdout, qmp=None, halted=None, 
             out.write(printable(pending.decode("utf-8", errors="replace").rstrip("\r")) + "\n")
             out.flush()
     return finished
+
+
+def parse_stall_spec(text):
+    """argparse type of --stall-vcpus."""
+    try:
+        return vcpu_stall.parse_spec(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error))
 
 
 def check_prerequisites(config):
@@ -400,6 +428,11 @@ def parse_args(argv=None):
                         metavar="PORT",
                         help=f"start QEMU halted with its gdb stub on 127.0.0.1:PORT (default "
                              f"{DEFAULT_GDB_PORT}) and print the gdb command to attach with")
+    parser.add_argument("--stall-vcpus", type=parse_stall_spec, metavar="SPEC",
+                        help="stop QEMU vCPU threads from the host during the run (ptrace), "
+                             "as a loaded host does, and write what was done into the log "
+                             "as '# host:' lines; SPEC is " + vcpu_stall.SPEC_HELP +
+                             ". e.g. --stall-vcpus 3,seed=7")
     parser.add_argument("--log", metavar="FILE",
                         help="serial log file (default build/logs/run-DATE-PID.log)")
     parser.add_argument("--iso", default="build/trigos.iso", metavar="PATH",
@@ -438,7 +471,9 @@ def config_from_args(args, ovmf_vars=None):
                      accel=args.accel, firmware=args.firmware, boot=args.boot,
                      memory=args.memory, machine=args.machine, cpu=args.cpu or None,
                      cmdline=args.cmdline, serial=args.serial,
-                     qemu_args=args.qemu_args, ovmf_vars=ovmf_vars, gdb_port=args.gdb)
+                     qemu_args=args.qemu_args, ovmf_vars=ovmf_vars, gdb_port=args.gdb,
+                     stall_qmp_socket="<temporary directory>/stall.sock"
+                     if getattr(args, "stall_vcpus", None) else None)
 
 
 def check_picture(path, expected_word):
@@ -454,6 +489,31 @@ def check_picture(path, expected_word):
     return None
 
 
+def start_staller(args, config, process, started):
+    """Start --stall-vcpus's stopper on its own QMP connection; None without it."""
+    if not args.stall_vcpus:
+        return None
+    connection = Qmp(config.stall_qmp_socket)
+    if not connection.connect(process):
+        print("run: --stall-vcpus: no QMP connection for the vCPU stopper; no vCPU is stopped",
+              file=sys.stderr)
+        return None
+    staller = vcpu_stall.VcpuStaller(args.stall_vcpus, connection, process.pid, started)
+    staller.start()
+    return staller
+
+
+def end_staller(staller):
+    """Cancel the stops still to come and let a stopped vCPU go: QEMU must be able to exit."""
+    if staller and staller.is_alive():
+        staller.cancel()
+        staller.join(timeout=10)
+    if staller:
+        for text in staller.notes():
+            print(f"run: host: {text}", file=sys.stderr)
+        staller.qmp.close()
+
+
 def run_qemu(config, args, workdir):
     """Start QEMU, stream it, and return this tool's exit status."""
     log_path = args.log or default_log_path()
@@ -465,6 +525,8 @@ def run_qemu(config, args, workdir):
     except OSError as error:
         raise UsageError(f"run: cannot write the log {log_path}: {error.strerror or error}")
     config.qmp_socket = os.path.join(workdir, "qmp.sock")
+    if config.stall_qmp_socket:
+        config.stall_qmp_socket = os.path.join(workdir, "stall.sock")
     command = build_command(config)
     if args.screendump and os.path.dirname(args.screendump):
         os.makedirs(os.path.dirname(args.screendump), exist_ok=True)
@@ -482,6 +544,7 @@ def run_qemu(config, args, workdir):
         except OSError as error:
             raise UsageError(f"run: cannot start {config.qemu}: {error.strerror or error}")
         capture = None
+        staller = None
         if args.screendump:
             # A picture left by an earlier run must never pass for this one's.
             try:
@@ -499,10 +562,13 @@ def run_qemu(config, args, workdir):
                       "cannot be told apart", file=sys.stderr)
             if config.gdb_port is not None:
                 announce_gdb(config, args.timeout)
+            staller = start_staller(args, config, process, started)
             finished = stream(process, log, args.quiet,
                               max(0.1, args.timeout - (time.monotonic() - started)),
                               qmp=qmp, halted=None if capture else halted,
-                              held=DebuggerWatch(qmp) if config.gdb_port is not None else None)
+                              held=DebuggerWatch(qmp) if config.gdb_port is not None else None,
+                              notes=staller.notes if staller else None)
+            end_staller(staller)
             if capture and not finished:
                 capture.request()
                 capture.join(timeout=10)
@@ -517,6 +583,7 @@ def run_qemu(config, args, workdir):
                     finished = False
                 qmp.drain()
         finally:
+            end_staller(staller)
             qmp.close()
             kill_group(process)
         elapsed = time.monotonic() - started
@@ -601,6 +668,7 @@ QEMU_ONLY_OPTIONS = {
     "serial": ("--serial", "Bochs's COM1 is the log"),
     "screendump": ("--screendump", "the picture is taken through QEMU's monitor"),
     "gdb": ("--gdb", "Debian's Bochs 2.7 is built without its gdb stub"),
+    "stall_vcpus": ("--stall-vcpus", "Bochs runs every CPU on one host thread"),
 }
 BOCHS_ONLY_OPTIONS = {"bochs_cpu": "--bochs-cpu", "bochs_ips": "--bochs-ips"}
 

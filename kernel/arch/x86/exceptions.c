@@ -192,7 +192,8 @@ void recovery_redirect_frame(struct interrupt_frame *frame, struct recovery_cont
 	frame->rflags &= ~RFLAGS_IF;
 }
 
-void exception_handle(struct interrupt_frame *frame)
+/* The exception's handler; true when it resumed at a fix-up (asm/extable.h). */
+bool exception_handle(struct interrupt_frame *frame)
 {
 	struct cpu *cpu = this_cpu();
 	uint64_t cr2 = frame->vector == EXCEPTION_PAGE_FAULT ? read_cr2() : 0;
@@ -202,7 +203,7 @@ void exception_handle(struct interrupt_frame *frame)
 	if (fixup) {
 		frame->r11 = frame->vector + 1;
 		frame->rip = fixup;
-		return;
+		return true;
 	}
 
 	cpu->exception_depth++;
@@ -210,7 +211,7 @@ void exception_handle(struct interrupt_frame *frame)
 	if (context && cpu->exception_depth == 1) {
 		resume_in_context(frame, context, cr2);
 		cpu->exception_depth--;
-		return;
+		return false;
 	}
 
 	panic_begin();
@@ -221,6 +222,7 @@ void exception_handle(struct interrupt_frame *frame)
 	kprintf("# PANIC on cpu %u: unhandled %s\n", cpu_id(),
 		exception_name((unsigned int)frame->vector));
 	panic_end();
+	return false;
 }
 
 #define NMI_HANDLERS_MAX 8

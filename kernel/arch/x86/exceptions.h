@@ -5,7 +5,7 @@
 
 #include <asm/interrupts.h>
 
-void exception_handle(struct interrupt_frame *frame);
+bool exception_handle(struct interrupt_frame *frame);
 void nmi_dispatch(struct interrupt_frame *frame);
 void unexpected_interrupt(struct interrupt_frame *frame);
 

@@ -8,7 +8,9 @@
  * interrupt_frame in asm/interrupts.h.  The common path saves every general
  * register into that structure, calls interrupt_dispatch(frame) and returns
  * with IRETQ, through whatever the handler left in the frame: that is how
- * fault recovery resumes elsewhere.
+ * fault recovery resumes elsewhere.  When interrupt_dispatch() says so (a
+ * fault fixed up inside an NMI handler), the return goes without IRETQ,
+ * which would end NMI blocking (SDM vol 3, 6.7.1): see return_without_iret.
  */
 #include <asm/boot.h>
 
@@ -58,6 +60,7 @@ interrupt_common:
 	pushq	%r15
 	movq	%rsp, %rdi
 	call	interrupt_dispatch
+	movq	%rax, 15*8(%rsp)	/* the vector's slot: how to return */
 	popq	%r15
 	popq	%r14
 	popq	%r13
@@ -73,8 +76,43 @@ interrupt_common:
 	popq	%rcx
 	popq	%rbx
 	popq	%rax
-	addq	$16, %rsp		/* the vector and the error code */
+	cmpq	$0, (%rsp)
+	leaq	16(%rsp), %rsp		/* the vector and the error code (flags kept) */
+	jne	return_without_iret
 	iretq
+
+/*
+ * The same return without IRETQ, for a fault taken and fixed up at CPL 0
+ * inside an NMI handler, on the same stack (no IST for #GP, #PF, #UD...).
+ * Here RSP points at the frame the CPU pushed: RIP, CS, RFLAGS, RSP, SS
+ * (SDM vol 3, 7.14.2), every general register already restored.  The
+ * interrupted RSP (call it T) is above that frame: the CPU aligned it down
+ * to 16 bytes and pushed 40 (7.14.2), so the frame lies in [T - 48, T).
+ * RIP, RFLAGS and the two scratch registers are copied to [T - 32, T) and
+ * restored from there: each copy lands on a slot already read (the copies
+ * go to higher addresses than the two saved registers, and each of the
+ * frame's slots is read before a copy can land on it).  Below T nothing is
+ * live (-mno-red-zone) and nothing can interrupt: interrupts are off in an
+ * NMI handler and NMIs are still blocked, which is the point.  CS and SS
+ * are the same (CPL 0, one kernel code and stack selector).
+ */
+return_without_iret:
+	pushq	%rax
+	pushq	%rcx			/* 0: rcx, 8: rax, 16: RIP, 24: CS, 32: RFLAGS, 40: RSP */
+	movq	40(%rsp), %rax		/* T */
+	movq	16(%rsp), %rcx
+	movq	%rcx, -8(%rax)		/* RIP, for the RET */
+	movq	32(%rsp), %rcx
+	movq	%rcx, -16(%rax)		/* RFLAGS, for the POPFQ */
+	movq	8(%rsp), %rcx
+	movq	%rcx, -24(%rax)		/* rax */
+	movq	(%rsp), %rcx
+	movq	%rcx, -32(%rax)		/* rcx */
+	leaq	-32(%rax), %rsp
+	popq	%rcx
+	popq	%rax
+	popfq
+	ret
 
 	.section .rodata
 	.balign 8

@@ -9,6 +9,7 @@
 #include <sync/irq.h>
 #include <log/log.h>
 #include <arch/memtype_check.h>
+#include <boot/options.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <time/timer.h>
@@ -108,8 +109,10 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 	} else if (state->irqs_were_enabled) {
 		/* Where MWAIT really sleeps only an interrupt may end it: the timer, at the deadline. */
 		arm_deadline(deadline);
-		trigger_count_sleep(state);
-		sti_mwait(trigger_mwait_hint, 0);
+		slept = trigger_mwait_irqs_on(&trigger->generation, state->seen, trigger_mwait_hint,
+					      0) == TRIGGER_HALT_HALTED;
+		if (slept)
+			trigger_count_sleep(state);
 		/*
 		 * Where MWAIT returns at once (QEMU TCG, more than one vCPU)
 		 * it returns inside the STI shadow, and TCG checks for
@@ -188,6 +191,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		if (trigger_hlt_broken) {
 			sti_hlt();
 			outcome = TRIGGER_HALT_HALTED;
+		} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
+			/* test_break=skip_halt: poll, as if every re-check saw a kick */
 		} else if (!trigger_moved_after_publish(trigger, state)) {
 			arm_deadline(deadline);
 			outcome = trigger_halt_irqs_on(&trigger->generation, state->seen);
@@ -213,6 +218,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	if (trigger_hlt_broken) {
 		hlt();
 		outcome = TRIGGER_HALT_HALTED;
+	} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
+		cpu_relax();
 	} else {
 		outcome = trigger_halt_irqs_off(&trigger->generation, state->seen);
 	}
@@ -268,18 +275,24 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 		 * MWAITX's own timer bounds the wait, so it is safe with
 		 * interrupts off too; with them on, "sti; mwaitx" as for MWAIT.
 		 */
-		trigger_count_sleep(state);
 		if (state->irqs_were_enabled) {
-			sti_mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
+			slept = trigger_mwaitx_irqs_on(&trigger->generation, state->seen,
+						       trigger_mwait_hint, MWAITX_TIMER_ENABLE,
+						       (uint32_t)slice) == TRIGGER_HALT_HALTED;
+			if (slept)
+				trigger_count_sleep(state);
 			sti_relax_cli();	/* as for MWAIT */
 		} else {
+			trigger_count_sleep(state);
 			mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 		}
 	} else if (state->irqs_were_enabled) {
 		/* Under Bochs, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
 		arm_deadline(deadline);
-		trigger_count_sleep(state);
-		sti_mwaitx(trigger_mwait_hint, 0, 0);
+		slept = trigger_mwaitx_irqs_on(&trigger->generation, state->seen,
+					       trigger_mwait_hint, 0, 0) == TRIGGER_HALT_HALTED;
+		if (slept)
+			trigger_count_sleep(state);
 		sti_relax_cli();
 	} else if (trigger_monitor_store_only) {
 		trigger_count_sleep(state);
@@ -531,6 +544,11 @@ void trigger_set_broken_hlt(bool broken)
 void trigger_set_halt_window_delay(uint64_t nanoseconds)
 {
 	trigger_halt_window_delay_cycles = ns_to_cycles(nanoseconds);
+}
+
+bool trigger_halt_window_widened(void)
+{
+	return __atomic_load_n(&trigger_halt_window_delay_cycles, __ATOMIC_RELAXED) != 0;
 }
 
 void trigger_set_before_recheck_hook(void (*hook)(void))

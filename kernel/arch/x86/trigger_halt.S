@@ -53,7 +53,12 @@
 
 	.text
 
-/* Test only: widen the window by trigger_halt_window_delay_cycles (clobbers rax, rcx, rdx, r8). */
+/*
+ * Test only: widen the window by trigger_halt_window_delay_cycles (clobbers
+ * rax, rcx, rdx, r8).  A test that sets it back to 0 ends the widening at
+ * once (its NMI landed: the CPU goes on to the HLT, so that a wake-up lost
+ * there is the HLT's, not a widening longer than the test's "lost" bound).
+ */
 .macro window_delay
 	movq	trigger_halt_window_delay_cycles(%rip), %rcx
 	testq	%rcx, %rcx
@@ -63,6 +68,8 @@
 	orq	%rdx, %rax
 	leaq	(%rax, %rcx), %r8
 1:	pause
+	cmpq	$0, trigger_halt_window_delay_cycles(%rip)
+	je	2f
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
@@ -113,3 +120,58 @@
 
 	halt_window trigger_halt_irqs_on, 1
 	halt_window trigger_halt_irqs_off, 0
+
+/*
+ * The interrupts-on MWAIT and MWAITX sleeps of the mwait and mwaitx
+ * backends ("sti; mwait"), in marked windows as well: re-check, sti,
+ * mwait[x].  They have the halts' two hazards.  An NMI in the STI shadow
+ * (SDM vol 2B, STI: NMIs "may" be held off) ends the shadow with its IRET,
+ * a wake IPI already pending is taken before the MWAIT, and the MWAIT then
+ * sleeps with nothing left to end it unless the monitored store ends it -
+ * which it need not: under Bochs the kernel relies on the wake IPI because
+ * Bochs's monitor misses stores (trigger_bochs.c), and MWAIT may sleep
+ * whatever the monitor saw once an interrupt has been taken in between
+ * (SDM vol 2B, MWAIT: the monitor may be cleared by events).  And an NMI
+ * handler's kick on this CPU, after the re-check, sends it nothing.  So the
+ * trigger NMI handler moves a CPU interrupted inside either window past its
+ * MWAIT too; the Promela model has the step (tests/model/, mutant
+ * unmarked-mwait).
+ *
+ * Arguments (System V): the generation, seen, MWAIT's hints (EAX) and
+ * extensions (ECX), for MWAITX its timeout (EBX, AMD APM vol 3, MWAITX).
+ * The monitor is armed by the caller, before.  Returns an enum
+ * trigger_halt_outcome: TRIGGER_HALT_HALTED once past the MWAIT - set by
+ * the window's last instruction, so a CPU woken there by an NMI comes out
+ * as TRIGGER_HALT_MOVED_PAST, which is no harm: the caller looks again.
+ * RBX (callee-saved) is pushed before the window and popped after it:
+ * nothing inside touches the stack.
+ */
+.macro mwait_window name, mwaitx
+	.global \name, \name\()_window_start, \name\()_window_end
+\name:					/* (generation, seen, hints, extensions[, timeout]) */
+	.if \mwaitx
+	pushq	%rbx
+	movl	%r8d, %ebx
+	.endif
+	movl	%edx, %r9d
+\name\()_window_start:
+	movl	$TRIGGER_HALT_MOVED, %eax
+	cmpq	%rsi, (%rdi)		/* the re-check */
+	jne	\name\()_window_end
+	movl	%r9d, %eax
+	sti				/* its shadow covers the MWAIT: a pending IPI ends it */
+	.if \mwaitx
+	.byte	0x0f, 0x01, 0xfb	/* mwaitx */
+	.else
+	mwait
+	.endif
+	movl	$TRIGGER_HALT_HALTED, %eax
+\name\()_window_end:
+	.if \mwaitx
+	popq	%rbx
+	.endif
+	ret
+.endm
+
+	mwait_window trigger_mwait_irqs_on, 0
+	mwait_window trigger_mwaitx_irqs_on, 1

@@ -35,6 +35,17 @@ extern const char trigger_halt_irqs_on_window_start[], trigger_halt_irqs_on_chec
 	trigger_halt_irqs_on_window_end[];
 extern const char trigger_halt_irqs_off_window_start[], trigger_halt_irqs_off_checked[],
 	trigger_halt_irqs_off_window_end[];
+/*
+ * The interrupts-on MWAIT and MWAITX sleeps, in marked windows too
+ * (trigger_halt.S): re-check, then "sti; mwait[x]" with @hints and
+ * @extensions (and MWAITX's @timeout); the monitor is armed before.
+ */
+unsigned int trigger_mwait_irqs_on(const volatile uint64_t *generation, uint64_t seen,
+				   uint32_t hints, uint32_t extensions);
+unsigned int trigger_mwaitx_irqs_on(const volatile uint64_t *generation, uint64_t seen,
+				    uint32_t hints, uint32_t extensions, uint32_t timeout);
+extern const char trigger_mwait_irqs_on_window_start[], trigger_mwait_irqs_on_window_end[];
+extern const char trigger_mwaitx_irqs_on_window_start[], trigger_mwaitx_irqs_on_window_end[];
 /* Test only, called just before both windows, after the publish (NULL: none). */
 extern void (*trigger_before_recheck_hook)(void);
 /* Test only: the NMI handler leaves the interrupts-on window alone (the old halt). */

@@ -182,11 +182,15 @@ static bool rip_in(uint64_t rip, const char *start, const char *end)
 	return rip >= (uint64_t)start && rip < (uint64_t)end;
 }
 
-/* The marked halt window @rip is in (trigger_halt.S), or NULL with its end. */
+/* The end of the marked halt or MWAIT window @rip is in (trigger_halt.S), or NULL. */
 static const char *halt_window_end_for(uint64_t rip)
 {
 	if (rip_in(rip, trigger_halt_irqs_off_window_start, trigger_halt_irqs_off_window_end))
 		return trigger_halt_irqs_off_window_end;
+	if (rip_in(rip, trigger_mwait_irqs_on_window_start, trigger_mwait_irqs_on_window_end))
+		return trigger_mwait_irqs_on_window_end;
+	if (rip_in(rip, trigger_mwaitx_irqs_on_window_start, trigger_mwaitx_irqs_on_window_end))
+		return trigger_mwaitx_irqs_on_window_end;
 	if (rip_in(rip, trigger_halt_irqs_on_window_start, trigger_halt_irqs_on_window_end) &&
 	    !__atomic_load_n(&trigger_irqs_on_window_unmarked, __ATOMIC_ACQUIRE))
 		return trigger_halt_irqs_on_window_end;

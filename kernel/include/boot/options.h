@@ -110,6 +110,11 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
 #define TEST_BREAK_EXAMPLE_NO_KICK		(1u << 5)	/* tests/example.c: replies
 								 * without their kick */
+#define TEST_BREAK_SKIP_HALT			(1u << 6)	/* skip_halt: the halting backends
+								 * never execute their HLT */
+#define TEST_BREAK_NMI_FIXUP_IRET		(1u << 7)	/* nmi_fixup_iret: a fault fixed
+								 * up in an NMI handler returns
+								 * with IRET */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)

@@ -367,13 +367,11 @@ static inline void monitorx(const volatile void *address, uint32_t extensions, u
 		     : : "a"(address), "c"(extensions), "d"(hints) : "memory");
 }
 
-/* MWAITX with ECX[1] set waits at most @timeout_cycles (EBX) TSC cycles. */
-static inline void sti_mwaitx(uint32_t hints, uint32_t extensions, uint32_t timeout_cycles)
-{
-	asm volatile("sti\n\t.byte 0x0f, 0x01, 0xfb" /* mwaitx */
-		     : : "a"(hints), "c"(extensions), "b"(timeout_cycles) : "memory");
-}
-
+/*
+ * MWAITX with ECX[1] set waits at most @timeout_cycles (EBX) TSC cycles.  (The
+ * interrupts-on "sti; mwaitx" of a trigger wait is a marked window in
+ * trigger_halt.S.)
+ */
 static inline void mwaitx(uint32_t hints, uint32_t extensions, uint32_t timeout_cycles)
 {
 	asm volatile(".byte 0x0f, 0x01, 0xfb" /* mwaitx */

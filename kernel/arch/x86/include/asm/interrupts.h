@@ -77,7 +77,12 @@ void interrupt_unregister(unsigned int vector);
 /** exception_name - "#PF page fault" style name of an exception vector */
 const char *exception_name(unsigned int vector);
 
-void interrupt_dispatch(struct interrupt_frame *frame);
+/**
+ * interrupt_dispatch - the C half of every interrupt and exception entry
+ * (interrupt_entry.S); true when the return must not use IRET (a fault
+ * fixed up inside an NMI handler: see interrupts.c)
+ */
+bool interrupt_dispatch(struct interrupt_frame *frame);
 
 struct recovery_context;
 

@@ -59,6 +59,9 @@ void trigger_bochs_counts_read(struct trigger_bochs_counts *counts);
 /** trigger_set_halt_window_delay - test only: widen the window before the halt */
 void trigger_set_halt_window_delay(uint64_t nanoseconds);
 
+/** trigger_halt_window_widened - test only: whether a widening is still set */
+bool trigger_halt_window_widened(void);
+
 /**
  * trigger_set_halt_window_hook - test only: call @hook inside the halt
  * window of the hlt and adaptive backends, after the waiter's last look at
