@@ -13,6 +13,7 @@
  */
 #include <trigos/cpu.h>
 #include <trigos/ipi.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/irq.h>
 #include <trigos/ktap.h>
 #include <trigos/memory.h>
@@ -194,6 +195,8 @@ static void call_queue_run(bool polled)
 
 static void call_function_interrupt(void)
 {
+	/* Before the queue is taken: the calls of every send it covers are in it. */
+	ipi_evidence_arrived(IPI_EVIDENCE_CALL);
 	count(&this_call_cpu()->stats.ipis_taken);
 	call_queue_run(false);
 }
@@ -257,9 +260,11 @@ static bool csd_pending(struct call_single_data *csd)
 
 /*
  * The stuck-call deadline has passed: say so.  A call still @pending (as
- * its waiter found it at the deadline) has its IPI sent again; one that has
- * run (its flag clear) left a sleeping waiter that its kick should have
- * woken.
+ * its waiter found it at the deadline) gets its target probed: the probe's
+ * handler judges whether the call IPI was lost or is only late
+ * (ipi_evidence.h) - never sent again, which would hide a loss.  One that
+ * has run (its flag clear) left a waiter its kick did not wake: the
+ * evidence of the wait's return judged its wake-up already.
  */
 static void report_stuck(struct call_single_data *csd, uint64_t waited, bool pending)
 {
@@ -275,9 +280,9 @@ static void report_stuck(struct call_single_data *csd, uint64_t waited, bool pen
 		return;
 	}
 	ktap_note("smp_call: cpu %u: the call of %s on cpu %u is not done after %llu ms; "
-		  "sending its IPI again", cpu_id(), name, csd->target,
-		  (unsigned long long)(cycles_to_ns(waited) / 1000000));
-	ipi_send(csd->target, IPI_VECTOR_CALL_FUNCTION);
+		  "probing cpu %u", cpu_id(), name, csd->target,
+		  (unsigned long long)(cycles_to_ns(waited) / 1000000), csd->target);
+	ipi_evidence_probe(csd->target);
 }
 
 /* A waiter with interrupts disabled, between two looks at its call's flag. */
@@ -343,12 +348,8 @@ static void csd_flag_wait(struct call_single_data *csd)
 		if (watch.reported) {
 			trigger_wait(trigger);
 		} else if (!trigger_wait_timeout(trigger, stuck_deadline_ns_of(&watch, csd))) {
-			bool pending = csd_pending(csd);
-
-			if (pending)
-				trigger_note_late_kicker(trigger);
 			watch.reported = true;
-			report_stuck(csd, cycles() - csd->queued_cycles, pending);
+			report_stuck(csd, cycles() - csd->queued_cycles, csd_pending(csd));
 		}
 	}
 	trigger_finish(trigger);
@@ -419,11 +420,20 @@ static bool call_pool_ready(struct call_cpu *self)
 /* Send the call IPI to every CPU of @kick, and empty it. */
 static void call_kick(struct call_cpu *self, struct cpumask *kick)
 {
-	unsigned int weight = cpumask_weight(kick);
+	unsigned int weight = cpumask_weight(kick), cpu;
+	struct cpumask sent = *kick;
 
 	if (weight == 0)
 		return;
-	if (__atomic_exchange_n(&drop_next_ipi, false, __ATOMIC_ACQ_REL)) {
+	for_each_cpu(cpu, &sent) {
+		ipi_evidence_send_begin(IPI_EVIDENCE_CALL, cpu);
+		if (ipi_evidence_should_lose(IPI_EVIDENCE_CALL, cpu)) {
+			/* test_lose_call_ipi=N: it vanishes, but its sender counts it sent. */
+			cpumask_clear_cpu(kick, cpu);
+			weight--;
+		}
+	}
+	if (weight && __atomic_exchange_n(&drop_next_ipi, false, __ATOMIC_ACQ_REL)) {
 		/* A test's lost IPI: the first CPU's never goes out. */
 		cpumask_clear_cpu(kick, cpumask_first(kick));
 		count(&self->stats.dropped_ipis);
@@ -443,6 +453,9 @@ static void call_kick(struct call_cpu *self, struct cpumask *kick)
 		for (unsigned int i = 0; i < weight; i++)
 			count(&self->stats.ipis_sent);
 	}
+	/* After the ICR writes completed: each target's send count and post-ICR stamp. */
+	for_each_cpu(cpu, &sent)
+		ipi_evidence_sent(IPI_EVIDENCE_CALL, cpu);
 	cpumask_clear(kick);
 }
 

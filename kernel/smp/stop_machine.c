@@ -12,6 +12,7 @@
 #include <trigos/stop_machine.h>
 #include <trigos/trigger.h>
 #include <trigos/trigger_backend.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/time.h>
 #include <lib/format.h>
 
@@ -136,28 +137,37 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 		  late[0] ? late : "(none: about to move on, or its kick did not wake this CPU)");
 }
 
+/* The evidence of the CPUs that have not acknowledged @state (ipi_evidence.h). */
+static void probe_late_cpus(struct stop_machine_data *smd, int state)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &smd->taking_part) {
+		if (cpu != cpu_id() && __atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) < state)
+			ipi_evidence_probe(cpu);
+	}
+}
+
 /*
  * Wait until the state is no longer @state and return the new one: the one
  * place a CPU waits in stop_machine, converted as the seed patch converts
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
  * NMI then).  The caller alone has a bound, the stuck deadline of each
- * state: reaching it, it names the CPUs that have not acknowledged and
- * waits on, untimed, for the rest of this stop_machine (one report each).
- * A state still unchanged there is a late kicker of the stop_machine user
- * (trigger_note_late_kicker(): some CPU has not acknowledged, or the last
- * one is about to move on - the kick is still to come), which the suites
- * that check the user allow; a state already changed means its kick did
- * not end the wait: a deadline reached, which they count as a failure.
- * With interrupts off a timed wait cannot halt (the timer cannot raise an
- * NMI), so the caller looks rather than sleeps until then.
+ * state: reaching it the first time, it names the CPUs that have not
+ * acknowledged (one report per stop_machine), and at each deadline it
+ * probes them (ipi_evidence_probe()).  The deadline decides nothing:
+ * whether a wake-up that did not come in time was lost or late is the
+ * evidence's to judge (ipi_evidence.h); the probe gives that evidence, and
+ * ends a halt whose wake NMI never came.  With interrupts off a timed wait
+ * cannot halt (the timer cannot raise an NMI), so the caller looks rather
+ * than sleeps: it needs no wake NMI itself.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {
 	uint64_t since = cycles();
 	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
-	/* One report per stop_machine: after it, the caller waits untimed too. */
-	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
+	bool watching = cpu_id() == smd->caller;
 	int now;
 
 	trigger_reset(&stop_machine_trigger);
@@ -166,11 +176,10 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		if (!watching) {
 			trigger_wait(&stop_machine_trigger);
 		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
-			if (__atomic_load_n(&smd->state, __ATOMIC_ACQUIRE) == state)
-				trigger_note_late_kicker(&stop_machine_trigger);
-			watching = false;
 			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
 				report_stuck(smd, state, cycles() - since);
+			probe_late_cpus(smd, state);
+			deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
 		}
 	}
 	trigger_finish(&stop_machine_trigger);

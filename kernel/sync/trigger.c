@@ -20,6 +20,7 @@
 #include <trigos/console.h>
 #include <trigos/cpu.h>
 #include <trigos/cpumask.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/irq.h>
 #include <trigos/ktap.h>
 #include <trigos/panic.h>
@@ -42,7 +43,12 @@ struct trigger_cpu {
 	 * (trigger_cpu_entered_wait()).
 	 */
 	const trigger_t *entered;
-};
+	/*
+	 * Kicks this CPU made: one made by a handler that interrupted this
+	 * CPU's own wait is what ended that wait (no wake IPI goes to oneself).
+	 */
+	unsigned long kicks;
+} __attribute__((aligned(64)));	/* written by its CPU only: no line shared with another */
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
 static enum trigger_backend_id current_backend = TRIGGER_BACKEND_SPIN;
@@ -158,7 +164,7 @@ const char *trigger_wake_name(enum trigger_wake wake)
  * so whatever these counts gained across the call came during the wait.
  */
 struct wake_sources {
-	unsigned long interrupts, nmis, wake_ipis, wake_nmis;
+	unsigned long interrupts, nmis, wake_ipis, wake_nmis, own_kicks;
 };
 
 static void wake_sources_now(struct wake_sources *sources)
@@ -169,22 +175,34 @@ static void wake_sources_now(struct wake_sources *sources)
 	sources->nmis = __atomic_load_n(&cpu->nmis, __ATOMIC_RELAXED);
 	sources->wake_ipis = __atomic_load_n(&cpu->wake_interrupts, __ATOMIC_RELAXED);
 	sources->wake_nmis = arch_trigger_wake_nmis_taken(cpu->id);
+	sources->own_kicks = __atomic_load_n(&trigger_cpus[cpu->id].kicks, __ATOMIC_RELAXED);
 }
 
-static enum trigger_wake classify_return(bool moved, bool deadline_passed,
+/*
+ * By what ended the sleep, never by the generation alone: a kicked waiter
+ * that its timer or another interrupt woke was not woken by its kick, and
+ * whether that kick's wake-up was then lost or late is for the evidence to
+ * say (ipi_evidence_judge(), trigos/ipi_evidence.h).  Only where the
+ * kick's store itself ends the wait (a spin or a look before any sleep,
+ * MONITOR's line: @store_wakes) does a moved generation with no wake
+ * interrupt mean the kick ended it - and where a handler on this CPU,
+ * interrupting the wait, kicked (the interrupt that ended it was the kick's).
+ */
+static enum trigger_wake classify_return(bool moved, bool deadline_passed, bool store_wakes,
 					 const struct wake_sources *before,
 					 const struct wake_sources *after)
 {
-	if (moved) {
-		if (after->wake_nmis != before->wake_nmis)
-			return TRIGGER_WAKE_NMI;
-		if (after->wake_ipis != before->wake_ipis)
-			return TRIGGER_WAKE_IPI;
+	bool interrupted = after->interrupts != before->interrupts || after->nmis != before->nmis;
+
+	if (moved && after->wake_nmis != before->wake_nmis)
+		return TRIGGER_WAKE_NMI;
+	if (moved && after->wake_ipis != before->wake_ipis)
+		return TRIGGER_WAKE_IPI;
+	if (moved && (store_wakes || !interrupted || after->own_kicks != before->own_kicks))
 		return TRIGGER_WAKE_KICK;
-	}
 	if (deadline_passed)
 		return TRIGGER_WAKE_DEADLINE;
-	if (after->interrupts != before->interrupts || after->nmis != before->nmis)
+	if (interrupted)
 		return TRIGGER_WAKE_INTERRUPT;
 	return TRIGGER_WAKE_SPURIOUS;
 }
@@ -213,6 +231,8 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	struct wake_sources before, after;
 	enum trigger_wake wake;
 	uint64_t start, generation;
+	uint32_t sleeps;
+	bool moved;
 
 	if (!state) {
 		report_misuse("wait without a reset", trigger, site, NULL);
@@ -227,17 +247,23 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		return true;
 	}
 	wake_sources_now(&before);
+	sleeps = state->sleeps;
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
 	__atomic_fetch_add(&state->backend->counters.wait_cycles, cycles() - start,
 			   __ATOMIC_RELAXED);
 	wake_sources_now(&after);
-	wake = classify_return(generation != state->seen,
-			       deadline_cycles && cycles() >= deadline_cycles, &before, &after);
-	state->seen = generation;	/* the implicit reset */
+	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
+	ipi_evidence_judge();
+	moved = generation != state->seen;
+	wake = classify_return(moved, deadline_cycles && cycles() >= deadline_cycles,
+			       state->backend->store_wakes || state->sleeps == sleeps, &before,
+			       &after);
 	count_return(state, wake);
-	return wake != TRIGGER_WAKE_DEADLINE;
+	state->seen = generation;	/* the implicit reset */
+	/* Kicked: not the deadline's return, whatever woke it. */
+	return wake != TRIGGER_WAKE_DEADLINE || moved;
 }
 
 void trigger_core_wait(trigger_t *trigger, void *site)
@@ -291,37 +317,41 @@ static void add_to_user(struct trigger_user *user, uint64_t *field, uint64_t amo
 		__atomic_fetch_add(field, amount, __ATOMIC_RELAXED);
 }
 
-static bool take_unconfirmed_bit(trigger_t *trigger, unsigned int cpu)
+/* Take one early finish back from the kick's count; false if a kick took them all. */
+static bool take_unconfirmed(trigger_t *trigger)
 {
-	uint64_t bit = 1ull << (cpu % 64);
+	uint64_t left = __atomic_load_n(&trigger->unconfirmed, __ATOMIC_SEQ_CST);
 
-	return __atomic_fetch_and(&trigger->unconfirmed[cpu / 64], ~bit, __ATOMIC_SEQ_CST) & bit;
+	while (left && !__atomic_compare_exchange_n(&trigger->unconfirmed, &left, left - 1, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return left != 0;
 }
 
 /*
  * The sequence's last return did not see a kick, yet the caller found its
  * condition true and finished.  If the generation has moved since, the kick
- * came after all: the waiter was only early.  Otherwise this CPU is marked in
- * the trigger's unconfirmed mask for the kick to confirm (trigger_core_kick).
- * The mark and the kick's generation update are both sequentially
- * consistent RMWs, and each side looks at the other's after its own (the
- * protocol of a halting waiter): either the kick sees the mark, or this CPU
- * sees the kick and takes its mark back.
+ * came after all: the waiter was only early.  Otherwise the sequence is added
+ * to the trigger's count of unconfirmed finishes for the kick to confirm
+ * (trigger_core_kick) - a count, not a bit per CPU: two early finishes of
+ * one CPU before one kick are two.  The add and the kick's generation update
+ * are both sequentially consistent RMWs, and each side looks at the other's
+ * after its own (the protocol of a halting waiter): either the kick sees the
+ * add, or this CPU sees the kick and takes one back.
  */
 static void confirm_later(struct trigger_wait_state *state)
 {
 	trigger_t *trigger = state->trigger;
 	struct trigger_user *user = trigger->user;
-	unsigned int cpu = cpu_id();
 
 	if (trigger_moved(trigger, state)) {
 		add_to_user(user, &user->counters.before_its_kick, 1);
 		return;
 	}
 	add_to_user(user, &user->counters.awaiting_kick, 1);
-	__atomic_fetch_or(&trigger->unconfirmed[cpu / 64], 1ull << (cpu % 64), __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&trigger->unconfirmed, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&trigger->generation, __ATOMIC_SEQ_CST) != state->seen &&
-	    take_unconfirmed_bit(trigger, cpu)) {
+	    take_unconfirmed(trigger)) {
 		__atomic_fetch_sub(&user->counters.awaiting_kick, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&user->counters.before_its_kick, 1, __ATOMIC_RELAXED);
 	}
@@ -333,11 +363,8 @@ static void confirm_early_finishers(trigger_t *trigger)
 	struct trigger_user *user = trigger->user;
 	uint64_t confirmed = 0;
 
-	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
-		if (__atomic_load_n(&trigger->unconfirmed[word], __ATOMIC_SEQ_CST))
-			confirmed += cpumask_word_weight_(
-				__atomic_exchange_n(&trigger->unconfirmed[word], 0, __ATOMIC_SEQ_CST));
-	}
+	if (__atomic_load_n(&trigger->unconfirmed, __ATOMIC_SEQ_CST))
+		confirmed = __atomic_exchange_n(&trigger->unconfirmed, 0, __ATOMIC_SEQ_CST);
 	if (confirmed) {
 		__atomic_fetch_sub(&user->counters.awaiting_kick, confirmed, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&user->counters.before_its_kick, confirmed, __ATOMIC_RELAXED);
@@ -489,6 +516,11 @@ void trigger_core_kick(trigger_t *trigger)
 		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
 		break;
 	}
+	/* This CPU's own count: not a locked add, nothing shares its line. */
+	__atomic_store_n(&trigger_cpus[cpu_id()].kicks, trigger_cpus[cpu_id()].kicks + 1,
+			 __ATOMIC_RELAXED);
+	/* The kick's stamp, which its wake-ups carry to their targets (ipi_evidence.h). */
+	ipi_evidence_kick(trigger->user ? trigger->user->name : NULL);
 	wake_published(trigger->ipi_waiters, arch_trigger_wake_ipi, counters, mask_order);
 	wake_published(trigger->nmi_waiters, arch_trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)

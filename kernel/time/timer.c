@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <trigos/cpu.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/time.h>
 #include <trigos/timer.h>
 #include <trigos/watchdog.h>
@@ -63,4 +64,7 @@ void timer_tick(void)
 	if (hook)
 		hook();
 	watchdog_tick();
+	/* The one periodic tick: an untimed wait's wake-up gets its probe here. */
+	if (periodic[cpu_id()])
+		ipi_evidence_sweep();
 }

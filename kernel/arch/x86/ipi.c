@@ -11,6 +11,7 @@
  */
 #include <trigos/cpu.h>
 #include <trigos/ipi.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/irq.h>
 #include <trigos/ktap.h>
 #include <trigos/memory.h>
@@ -90,6 +91,21 @@ static void ipi_interrupt(struct interrupt_frame *frame)
 	self->handler_depth--;
 }
 
+void ipi_run_handler(unsigned int vector)
+{
+	struct ipi_cpu *self = this_ipi_cpu();
+	ipi_handler_t handler;
+
+	if (vector < IPI_VECTOR_FIRST || vector > IPI_VECTOR_LAST)
+		return;
+	handler = __atomic_load_n(&handlers[vector - IPI_VECTOR_FIRST], __ATOMIC_ACQUIRE);
+	if (!handler)
+		return;
+	self->handler_depth++;
+	handler();
+	self->handler_depth--;
+}
+
 void ipi_init(void)
 {
 	int expected = IPI_UNINITIALISED;
@@ -115,6 +131,7 @@ void ipi_init(void)
 			ktap_note("ipi: vector 0x%x already has a handler; its IPIs bypass ipi.c",
 				  vector);
 	}
+	ipi_evidence_init();
 	__atomic_store_n(&init_state, IPI_READY, __ATOMIC_RELEASE);
 }
 

@@ -24,6 +24,7 @@
 #include <trigos/boot.h>
 #include <trigos/cpu.h>
 #include <trigos/hypervisor.h>
+#include <trigos/ipi_evidence.h>
 #include <trigos/ktap.h>
 #include <trigos/memory.h>
 #include <trigos/options.h>
@@ -314,6 +315,7 @@ static void wake_interrupt(struct interrupt_frame *frame)
 	cpu->wake_interrupted_rflags = frame->rflags;
 	cpu->wake_interrupted_rip = frame->rip;
 	cpu->wake_interrupts++;
+	ipi_evidence_arrived(IPI_EVIDENCE_WAKE);
 	lapic_eoi();
 }
 

@@ -349,16 +349,16 @@ const char *trigger_backend_memory_refusal(enum trigger_backend_id backend)
 /* --- The table -------------------------------------------------------------------- */
 
 struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
-	[TRIGGER_BACKEND_SPIN] = { TRIGGER_BACKEND_SPIN, "spin", NULL, spin_wait, { 0 } },
+	[TRIGGER_BACKEND_SPIN] = { TRIGGER_BACKEND_SPIN, "spin", NULL, spin_wait, { 0 }, true },
 	[TRIGGER_BACKEND_MWAIT] = { TRIGGER_BACKEND_MWAIT, "mwait", mwait_unavailable, mwait_wait,
-				    { 0 } },
+				    { 0 }, true },
 	[TRIGGER_BACKEND_HLT] = { TRIGGER_BACKEND_HLT, "hlt", NULL, hlt_wait, { 0 } },
 	[TRIGGER_BACKEND_ADAPTIVE] = { TRIGGER_BACKEND_ADAPTIVE, "adaptive", NULL, adaptive_wait,
 				       { 0 } },
 	[TRIGGER_BACKEND_MWAITX] = { TRIGGER_BACKEND_MWAITX, "mwaitx", mwaitx_unavailable,
-				     mwaitx_wait, { 0 } },
+				     mwaitx_wait, { 0 }, true },
 	[TRIGGER_BACKEND_UMWAIT] = { TRIGGER_BACKEND_UMWAIT, "umwait", umwait_unavailable,
-				     umwait_wait, { 0 } },
+				     umwait_wait, { 0 }, true },
 };
 
 /* --- Boot: measure, then choose ------------------------------------------------------ */

@@ -46,6 +46,8 @@ struct trigger_backend {
 	 */
 	void (*wait)(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline_cycles);
 	struct trigger_counters counters;
+	/* The kick's store itself ends its waits (spin, MONITOR): no wake interrupt needed. */
+	bool store_wakes;
 };
 
 /* The architecture's ways of waiting, indexed by id (x86: trigger_backends.c). */
