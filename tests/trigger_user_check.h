@@ -18,6 +18,8 @@
  *	trigger_user_check_end(&check)                         the last case
  */
 
+#include <lib/string.h>
+#include <trigos/smp_call.h>
 #include <trigos/test.h>
 #include <trigos/trigger_backend.h>
 
@@ -26,6 +28,7 @@ struct trigger_user_check {
 	struct trigger_user *user;
 	struct trigger_user_counters start;
 	uint64_t expected_deadlines;
+	uint64_t calls_without_kick;	/* call_completion: smp_call's per-call count */
 	bool begun;
 };
 
@@ -43,6 +46,12 @@ static inline void trigger_user_check_begin(struct trigger_user_check *check, co
 	check->expected_deadlines = 0;
 	if (check->user)
 		trigger_user_counters_read(check->user, &check->start);
+	if (strcmp(name, "call_completion") == 0) {
+		struct smp_call_stats stats;
+
+		smp_call_stats_read(&stats);
+		check->calls_without_kick = stats.without_kick;
+	}
 }
 
 /* A case of the suite ran one sequence of the user to its deadline on purpose. */
@@ -101,6 +110,19 @@ static inline void trigger_user_check_end(struct trigger_user_check *check)
 					       ? now.awaiting_kick - start->awaiting_kick : 0));
 	/* Not since boot: a loss an earlier suite showed on purpose is not this one's. */
 	EXPECT_LE(now.awaiting_kick, start->awaiting_kick);
+	/*
+	 * The trigger's count confirms an early finish by any later kick of
+	 * the trigger; call completion's per-CPU trigger takes the kicks of
+	 * every call, so each call is also checked for its own kick.
+	 */
+	if (strcmp(check->name, "call_completion") == 0) {
+		struct smp_call_stats stats;
+
+		smp_call_stats_read(&stats);
+		test_diag("%s: calls run without their own kick: %llu", check->name,
+			  (unsigned long long)(stats.without_kick - check->calls_without_kick));
+		EXPECT_LE(stats.without_kick, check->calls_without_kick);
+	}
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include <trigos/memory.h>
 #include <trigos/smp.h>
 #include <trigos/smp_call.h>
+#include <trigos/smp_test_seams.h>
 #include <trigos/trigger.h>
 #include <trigos/trigger_backend.h>
 #include <trigos/symbols.h>
@@ -37,6 +38,15 @@ struct call_single_data {
 	uint16_t target;
 	uint64_t request;		/* owner only: the call it belongs to */
 	uint64_t queued_cycles;		/* TSC when queued: how long, in a stuck report */
+	/*
+	 * Per call, not per CPU: the calls queued in this descriptor (owner
+	 * only) and the kicks their targets made for them (after the kick, by
+	 * the target).  A kick lost for one call cannot be made up by another
+	 * call's: only this descriptor's next call, whose kick comes once it
+	 * was queued, can add here.
+	 */
+	uint64_t uses;
+	uint64_t kicked;
 } __attribute__((aligned(64)));
 
 /*
@@ -116,39 +126,21 @@ static trigger_t call_wait_triggers[MAX_CPUS] = {
 	[0 ... MAX_CPUS - 1] = { .user = &trigger_user_call_completion },
 };
 
-static bool drop_kicks;		/* test_drop_kick=call */
-static bool late_target;	/* test_late_target=call: once */
-
-static void csd_complete(struct call_single_data *csd)
+static void csd_complete(struct call_single_data *csd, bool kick)
 {
 	trigger_t *owner_trigger = &call_wait_triggers[csd->source];
 
 	/*
 	 * Release: fn's stores are visible to a waiter that sees the flag
-	 * clear.  The last access to @csd: its owner may reuse it at once.
+	 * clear.  The owner may reuse @csd at once: after this only its kick
+	 * count is touched, which the owner never writes (and the pool lives
+	 * as long as the kernel).
 	 */
 	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
-		trigger_kick(owner_trigger);
-}
-
-/*
- * test_late_target=call: this target runs the call late, once its caller
- * has reported it stuck - as a vCPU that the host does not run for longer
- * than the stuck-call deadline - or after five deadlines, if no report
- * comes.  Interrupts are disabled: the caller's IPI sent again waits too.
- */
-static void late_target_hold(const struct call_single_data *csd)
-{
-	const uint64_t *reports = &call_cpus[csd->source].stats.stuck_reports;
-	bool reported = spin_while_unchanged(reports, __atomic_load_n(reports, __ATOMIC_RELAXED),
-					     5 * __atomic_load_n(&stuck_deadline_ns,
-								 __ATOMIC_RELAXED));
-	char name[96];
-
-	ktap_note("smp_call: cpu %u: test_late_target: runs the call of %s from cpu %u %s",
-		  cpu_id(), symbol_format((uint64_t)csd->function, name, sizeof(name)), csd->source,
-		  reported ? "late, after its caller's stuck report" : "late, but no stuck report came");
+	if (!kick)
+		return;
+	trigger_kick(owner_trigger);
+	__atomic_fetch_add(&csd->kicked, 1, __ATOMIC_RELEASE);
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -172,6 +164,7 @@ static void call_queue_run(bool polled)
 	for (list = oldest_first; list; list = next) {
 		smp_call_func_t function = list->function;
 		void *info = list->info;
+		bool kick;
 
 		next = list->next;
 		if (!(__atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_PENDING) ||
@@ -180,15 +173,15 @@ static void call_queue_run(bool polled)
 			count(&self->stats.errors);
 			continue;
 		}
-		if ((__atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_WAIT) &&
-		    __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
-		    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
-			late_target_hold(list);
+		/* The one test seam (trigos/smp_test_seams.h): may hold, may drop the kick. */
+		kick = smp_call_test_seam(list->source,
+					  __atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_WAIT,
+					  function);
 		function(info);
 		count(&self->stats.run);
 		if (polled)
 			count(&self->stats.polled);
-		csd_complete(list);
+		csd_complete(list, kick);
 	}
 	self->depth--;
 }
@@ -355,16 +348,6 @@ static void csd_flag_wait(struct call_single_data *csd)
 	trigger_finish(trigger);
 }
 
-void smp_call_test_drop_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
-}
-
-void smp_call_test_late_target(void)
-{
-	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
-}
-
 /* --- The caller's side ------------------------------------------------------ */
 
 static bool call_refused(const char *api, smp_call_func_t function, bool wait)
@@ -499,6 +482,7 @@ static bool call_queue(struct call_cpu *self, struct call_single_data *csd, unsi
 	csd->target = (uint16_t)target;
 	__atomic_store_n(&csd->request, request, __ATOMIC_RELAXED);
 	csd->queued_cycles = cycles();
+	__atomic_store_n(&csd->uses, csd->uses + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&csd->flags, CSD_FLAG_PENDING | (wait ? CSD_FLAG_WAIT : 0),
 			 __ATOMIC_RELAXED);
 	count(&self->stats.queued);
@@ -652,6 +636,24 @@ int on_each_cpu(smp_call_func_t function, void *info, bool wait)
 
 /* --- Statistics and test hooks ---------------------------------------------- */
 
+/* @owner's calls that ran (their descriptors are free) without their kick yet. */
+static uint64_t calls_without_kick(const struct call_cpu *owner)
+{
+	uint64_t missing = 0;
+
+	for (unsigned int i = 0; owner->pool && i < owner->pool_size; i++) {
+		struct call_single_data *csd = &owner->pool[i];
+		uint64_t kicked = __atomic_load_n(&csd->kicked, __ATOMIC_ACQUIRE);
+		uint64_t uses = __atomic_load_n(&csd->uses, __ATOMIC_RELAXED);
+
+		if (csd_pending(csd))
+			uses--;		/* its call has not run: no kick due yet */
+		if (uses > kicked)
+			missing += uses - kicked;
+	}
+	return missing;
+}
+
 void smp_call_stats_read(struct smp_call_stats *stats)
 {
 	*stats = (struct smp_call_stats){ 0 };
@@ -668,6 +670,7 @@ void smp_call_stats_read(struct smp_call_stats *stats)
 		stats->refused += __atomic_load_n(&c->refused, __ATOMIC_RELAXED);
 		stats->errors += __atomic_load_n(&c->errors, __ATOMIC_RELAXED);
 		stats->dropped_ipis += __atomic_load_n(&c->dropped_ipis, __ATOMIC_RELAXED);
+		stats->without_kick += calls_without_kick(&call_cpus[cpu]);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <trigos/smp_call.h>
 #include <trigos/spinlock.h>
 #include <trigos/stop_machine.h>
+#include <trigos/smp_test_seams.h>
 #include <trigos/trigger.h>
 #include <trigos/trigger_backend.h>
 #include <trigos/ipi_evidence.h>
@@ -61,43 +62,13 @@ static struct stop_machine_stats stats;
 DEFINE_TRIGGER_USER(trigger_user_stop_machine, "stop_machine");
 static DEFINE_TRIGGER_FOR(stop_machine_trigger, &trigger_user_stop_machine);
 
-static bool drop_kicks;		/* test_drop_kick=stop_machine */
-static bool late_target;	/* test_late_target=stop_machine: once */
-
 static void set_state(struct stop_machine_data *smd, int new_state)
 {
 	/* Reset the ack first: CPUs may ack the new state as soon as they see it. */
 	__atomic_store_n(&smd->ack, (int)smd->threads, __ATOMIC_RELAXED);
 	__atomic_store_n(&smd->state, new_state, __ATOMIC_RELEASE);
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+	if (stop_machine_test_seam(STOP_MACHINE_TEST_KICK))	/* the one test seam */
 		trigger_kick(&stop_machine_trigger);
-}
-
-void stop_machine_test_drop_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
-}
-
-void stop_machine_test_late_target(void)
-{
-	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
-}
-
-/*
- * test_late_target=stop_machine: this CPU joins late, once the caller has
- * reported it (as a vCPU the host does not run for longer than the stuck
- * deadline), or after five deadlines, if no report comes.  Interrupts are
- * disabled: it is in its call.
- */
-static void late_target_hold(void)
-{
-	bool reported = spin_while_unchanged(&stats.stuck_reports,
-					     __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED),
-					     5 * __atomic_load_n(&stuck_deadline_ns,
-								 __ATOMIC_RELAXED));
-
-	ktap_note("stop_machine: cpu %u: test_late_target: joins late, %s", cpu_id(),
-		  reported ? "after the caller's stuck report" : "but no stuck report came");
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -137,15 +108,20 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 		  late[0] ? late : "(none: about to move on, or its kick did not wake this CPU)");
 }
 
-/* The evidence of the CPUs that have not acknowledged @state (ipi_evidence.h). */
-static void probe_late_cpus(struct stop_machine_data *smd, int state)
+/*
+ * Probe the CPUs that have not acknowledged @state (ipi_evidence.h); true
+ * if one had a wake NMI unclaimed (it was sent an NMI: watch on).
+ */
+static bool probe_late_cpus(struct stop_machine_data *smd, int state)
 {
 	unsigned int cpu;
+	bool nmi = false;
 
 	for_each_cpu(cpu, &smd->taking_part) {
 		if (cpu != cpu_id() && __atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) < state)
-			ipi_evidence_probe(cpu);
+			nmi |= ipi_evidence_probe(cpu);
 	}
+	return nmi;
 }
 
 /*
@@ -155,19 +131,21 @@ static void probe_late_cpus(struct stop_machine_data *smd, int state)
  * change (set_state), interrupts off or not (the hlt backend halts for an
  * NMI then).  The caller alone has a bound, the stuck deadline of each
  * state: reaching it the first time, it names the CPUs that have not
- * acknowledged (one report per stop_machine), and at each deadline it
- * probes them (ipi_evidence_probe()).  The deadline decides nothing:
- * whether a wake-up that did not come in time was lost or late is the
- * evidence's to judge (ipi_evidence.h); the probe gives that evidence, and
- * ends a halt whose wake NMI never came.  With interrupts off a timed wait
- * cannot halt (the timer cannot raise an NMI), so the caller looks rather
- * than sleeps: it needs no wake NMI itself.
+ * acknowledged (one report per stop_machine), and it probes them
+ * (ipi_evidence_probe()).  The deadline decides nothing: whether a wake-up
+ * that did not come in time was lost or late is the evidence's to judge
+ * (ipi_evidence.h); the probe gives that evidence, and ends a halt whose
+ * wake NMI never came - then the caller watches on, probing at each
+ * deadline; otherwise it waits on untimed for the rest of this state.
+ * With interrupts off a timed wait cannot halt (the timer cannot raise an
+ * NMI), so the caller looks rather than sleeps until then.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {
 	uint64_t since = cycles();
 	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
-	bool watching = cpu_id() == smd->caller;
+	/* After a report, only a probe that ended a halt keeps the caller watching. */
+	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
 	int now;
 
 	trigger_reset(&stop_machine_trigger);
@@ -178,7 +156,7 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
 			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
 				report_stuck(smd, state, cycles() - since);
-			probe_late_cpus(smd, state);
+			watching = probe_late_cpus(smd, state);
 			deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
 		}
 	}
@@ -193,9 +171,8 @@ static void stop_machine_cpu(struct stop_machine_data *smd)
 	bool enabled = irqs_enabled();
 	int state = STOPMACHINE_NONE;
 
-	if (me != smd->caller && __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
-		late_target_hold();
+	if (me != smd->caller)
+		stop_machine_test_seam(STOP_MACHINE_TEST_JOIN);	/* its other point */
 	/* Simple state machine */
 	do {
 		state = stop_machine_wait_for_change(smd, state);

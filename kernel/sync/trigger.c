@@ -776,13 +776,6 @@ void trigger_report_usage(const char *prefix)
 
 /* --- Test hooks ---------------------------------------------------------------- */
 
-static const char *const test_break_names[] = {
-	[TRIGGER_BREAK_NONE] = "none",
-	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
-	[TRIGGER_BREAK_KICK] = "kick",
-	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
-};
-
 bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
 {
 	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
@@ -794,15 +787,6 @@ bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigne
 void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
 {
 	trigger_unpublish(trigger->ipi_waiters, as_cpu);
-}
-
-int trigger_test_break_from_name(const char *name, size_t length)
-{
-	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
-		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
-			return (int)i;
-	}
-	return -1;
 }
 
 void trigger_test_set_kick_break(enum trigger_test_break mode)

@@ -330,7 +330,7 @@ static void probe_interrupt(struct interrupt_frame *frame)
 
 static unsigned long nmi_probes;	/* wake NMIs found unclaimed, their targets sent an NMI */
 
-void ipi_evidence_probe(unsigned int cpu)
+bool ipi_evidence_probe(unsigned int cpu)
 {
 	struct evidence_inbox *inbox = &inboxes[cpu];
 
@@ -344,7 +344,9 @@ void ipi_evidence_probe(unsigned int cpu)
 	    __atomic_load_n(&evidence_cpus[cpu].arrived[IPI_EVIDENCE_NMI], __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&nmi_probes, 1, __ATOMIC_RELAXED);
 		ipi_send_nmi(cpu);
+		return true;
 	}
+	return false;
 }
 
 void ipi_evidence_sweep(void)

@@ -80,9 +80,9 @@ void ipi_evidence_judge(void);
  * ipi_evidence_probe - send @cpu the probe interrupt, whose handler looks
  * for the wake and call vectors in IRR and ISR: an untimed wait's only
  * evidence (smp_call's and stop_machine's stuck reports, the watchdog CPU's
- * sweep); and an NMI if a wake NMI to @cpu is unclaimed
+ * sweep); and an NMI if a wake NMI to @cpu is unclaimed, which it returns
  */
-void ipi_evidence_probe(unsigned int cpu);
+bool ipi_evidence_probe(unsigned int cpu);
 
 /**
  * ipi_evidence_sweep - from the watchdog CPU's periodic tick: probe every

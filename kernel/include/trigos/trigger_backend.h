@@ -225,13 +225,13 @@ void trigger_abandon_sequences(unsigned int depth);
 /* --- Test hooks ------------------------------------------------------------ */
 
 /*
- * test_break=: a property of the trigger core that a test run breaks on
- * purpose, so that the tests of that property are seen to fail (matrix
- * sections expect it).  The tests apply it only around their own waits.
+ * What the trigger core's kicks do under a test that breaks them on purpose
+ * (test_break=kick, kick_fence: options.h), so that the tests of that
+ * property are seen to fail (matrix sections expect it).  The tests apply
+ * it only around their own waits.
  */
 enum trigger_test_break {
 	TRIGGER_BREAK_NONE,
-	TRIGGER_BREAK_HALT_WINDOW,	/* the interrupts-on halt window unmarked: the old halt */
 	TRIGGER_BREAK_KICK,		/* trigger_kick() does nothing */
 	TRIGGER_BREAK_KICK_FENCE,	/* the kick's generation update is a plain store, unfenced */
 };
@@ -253,9 +253,6 @@ unsigned long trigger_own_cpu_published(unsigned int cpu);
 struct trigger;
 bool trigger_test_publish_and_recheck(struct trigger *trigger, uint64_t seen, unsigned int as_cpu);
 void trigger_test_unpublish(struct trigger *trigger, unsigned int as_cpu);
-
-/** trigger_test_break_from_name - the break named @name (@length bytes), or -1 */
-int trigger_test_break_from_name(const char *name, size_t length);
 
 /**
  * trigger_test_set_kick_break - test only: make every kick from now on
