@@ -48,11 +48,52 @@ struct trigger_cpu {
 	 * CPU's own wait is what ended that wait (no wake IPI goes to oneself).
 	 */
 	unsigned long kicks;
+	/* The counters (trigger_backend.h), this CPU's share: summed when read. */
+	struct trigger_counters backend[TRIGGER_BACKEND_COUNT];
+	struct trigger_user_counters user[TRIGGER_USERS_MAX];
 } __attribute__((aligned(64)));	/* written by its CPU only: no line shared with another */
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
 static enum trigger_backend_id current_backend = TRIGGER_BACKEND_SPIN;
 static void (*misuse_hook)(const char *message);
+
+/* --- Counters, per CPU ---------------------------------------------------------- */
+
+extern struct trigger_user *const __start_trigger_users[];
+extern struct trigger_user *const __stop_trigger_users[];
+
+#define for_each_trigger_user(user_pointer) \
+	for (struct trigger_user *const *user_pointer = __start_trigger_users; \
+	     user_pointer < __stop_trigger_users; user_pointer++)
+
+struct trigger_counters *trigger_counters_here(enum trigger_backend_id backend)
+{
+	return &trigger_cpus[cpu_id()].backend[backend];
+}
+
+/*
+ * This CPU's counters of @user, or NULL for none (no user, or more users
+ * than TRIGGER_USERS_MAX).  Its slot is its place in the linker's list,
+ * found once; CPUs that find it at once store the same value.
+ */
+static struct trigger_user_counters *user_counters_here(struct trigger_user *user)
+{
+	unsigned int slot;
+
+	if (!user)
+		return NULL;
+	slot = __atomic_load_n(&user->slot, __ATOMIC_RELAXED);
+	if (!slot) {
+		for_each_trigger_user(listed) {
+			if (*listed == user)
+				slot = (unsigned int)(listed - __start_trigger_users) + 1;
+		}
+		if (!slot || slot > TRIGGER_USERS_MAX)
+			return NULL;
+		__atomic_store_n(&user->slot, slot, __ATOMIC_RELAXED);
+	}
+	return &trigger_cpus[cpu_id()].user[slot - 1];
+}
 
 /* --- Misuse ---------------------------------------------------------------- */
 
@@ -210,18 +251,19 @@ static enum trigger_wake classify_return(bool moved, bool deadline_passed, bool 
 /* One wait of @state returned for @wake: count it for the backend, the user, the sequence. */
 static void count_return(struct trigger_wait_state *state, enum trigger_wake wake)
 {
-	struct trigger_user *user = state->trigger->user;
+	struct trigger_user_counters *user = user_counters_here(state->trigger->user);
+	struct trigger_counters *backend = trigger_counters_here(state->backend->id);
 
 	state->waits++;
 	state->returns[wake]++;
 	state->last_return = wake;
 	if (wake == TRIGGER_WAKE_DEADLINE)
 		state->deadlines++;
-	__atomic_fetch_add(&state->backend->counters.waits, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&state->backend->counters.returns[wake], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&backend->waits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&backend->returns[wake], 1, __ATOMIC_RELAXED);
 	if (user) {
-		__atomic_fetch_add(&user->counters.waits, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.returns[wake], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->waits, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->returns[wake], 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -251,7 +293,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
-	__atomic_fetch_add(&state->backend->counters.wait_cycles, cycles() - start,
+	__atomic_fetch_add(&trigger_counters_here(state->backend->id)->wait_cycles, cycles() - start,
 			   __ATOMIC_RELAXED);
 	wake_sources_now(&after);
 	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
@@ -311,11 +353,13 @@ void trigger_core_note_late_kicker(trigger_t *trigger, void *site)
 
 /* --- How a sequence ended, per user ------------------------------------------------ */
 
-static void add_to_user(struct trigger_user *user, uint64_t *field, uint64_t amount)
-{
-	if (user && amount)
-		__atomic_fetch_add(field, amount, __ATOMIC_RELAXED);
-}
+/* Add @amount to @field of this CPU's counters of a user (@user NULL: none). */
+#define add_to_user(user, field, amount)                                              \
+	do {                                                                           \
+		struct trigger_user_counters *counters_ = (user);                      \
+		if (counters_ && (amount))                                             \
+			__atomic_fetch_add(&counters_->field, (amount), __ATOMIC_RELAXED); \
+	} while (0)
 
 /* Take one early finish back from the kick's count; false if a kick took them all. */
 static bool take_unconfirmed(trigger_t *trigger)
@@ -342,39 +386,41 @@ static bool take_unconfirmed(trigger_t *trigger)
 static void confirm_later(struct trigger_wait_state *state)
 {
 	trigger_t *trigger = state->trigger;
-	struct trigger_user *user = trigger->user;
+	struct trigger_user_counters *user = user_counters_here(trigger->user);
 
 	if (trigger_moved(trigger, state)) {
-		add_to_user(user, &user->counters.before_its_kick, 1);
+		add_to_user(user, before_its_kick, 1);
 		return;
 	}
-	add_to_user(user, &user->counters.awaiting_kick, 1);
+	add_to_user(user, awaiting_kick, 1);
 	__atomic_fetch_add(&trigger->unconfirmed, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&trigger->generation, __ATOMIC_SEQ_CST) != state->seen &&
 	    take_unconfirmed(trigger)) {
-		__atomic_fetch_sub(&user->counters.awaiting_kick, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.before_its_kick, 1, __ATOMIC_RELAXED);
+		add_to_user(user, awaiting_kick, -1ull);	/* wraps: the sum is right */
+		add_to_user(user, before_its_kick, 1);
 	}
 }
 
 /* The kick: every CPU marked unconfirmed on @trigger was only early. */
 static void confirm_early_finishers(trigger_t *trigger)
 {
-	struct trigger_user *user = trigger->user;
 	uint64_t confirmed = 0;
 
 	if (__atomic_load_n(&trigger->unconfirmed, __ATOMIC_SEQ_CST))
 		confirmed = __atomic_exchange_n(&trigger->unconfirmed, 0, __ATOMIC_SEQ_CST);
 	if (confirmed) {
-		__atomic_fetch_sub(&user->counters.awaiting_kick, confirmed, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.before_its_kick, confirmed, __ATOMIC_RELAXED);
+		/* In the kicker's counters: the sums are what is read. */
+		struct trigger_user_counters *user = user_counters_here(trigger->user);
+
+		add_to_user(user, awaiting_kick, -confirmed);
+		add_to_user(user, before_its_kick, confirmed);
 	}
 }
 
 static void account_sequence(struct trigger_wait_state *state)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
-	struct trigger_user *user = state->trigger->user;
+	struct trigger_user_counters *user = user_counters_here(state->trigger->user);
 
 	cpu->last = (struct trigger_sequence_record){
 		.backend = state->backend->id,
@@ -385,17 +431,17 @@ static void account_sequence(struct trigger_wait_state *state)
 	memcpy(cpu->last.returns, state->returns, sizeof(cpu->last.returns));
 	if (!user)
 		return;
-	add_to_user(user, &user->counters.sequences, 1);
-	add_to_user(user, &user->counters.sleeps, state->sleeps);
+	add_to_user(user, sequences, 1);
+	add_to_user(user, sleeps, state->sleeps);
 	/* A sequence with a deadline its waiter did not note late reached a deadline. */
 	if (state->deadlines > state->late_kickers)
-		add_to_user(user, &user->counters.reached_deadline, 1);
+		add_to_user(user, reached_deadline, 1);
 	else if (state->late_kickers)
-		add_to_user(user, &user->counters.late_kicker, 1);
+		add_to_user(user, late_kicker, 1);
 	if (state->waits == 0)
-		add_to_user(user, &user->counters.before_waiting, 1);
+		add_to_user(user, before_waiting, 1);
 	else if (trigger_wake_saw_kick(state->last_return))
-		add_to_user(user, &user->counters.by_kick, 1);
+		add_to_user(user, by_kick, 1);
 	else
 		confirm_later(state);
 }
@@ -484,7 +530,7 @@ static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct tri
 void trigger_core_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
-		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
+		trigger_counters_here(__atomic_load_n(&current_backend, __ATOMIC_RELAXED));
 	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
 	int mask_order = __ATOMIC_SEQ_CST;
 
@@ -642,9 +688,24 @@ void trigger_backends_report_unavailable(void)
 	}
 }
 
+/* @count u64 fields at @from, summed into @into, of every CPU's share at @offset. */
+static void sum_per_cpu(uint64_t *into, size_t offset, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		into[i] = 0;
+	for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const uint64_t *from = (const uint64_t *)((const char *)&trigger_cpus[cpu] + offset);
+
+		for (size_t i = 0; i < count; i++)
+			into[i] += __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+	}
+}
+
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters)
 {
-	*counters = trigger_backends[backend].counters;
+	_Static_assert(sizeof(*counters) % sizeof(uint64_t) == 0, "counters are u64 fields");
+	sum_per_cpu((uint64_t *)counters, offsetof(struct trigger_cpu, backend[backend]),
+		    sizeof(*counters) / sizeof(uint64_t));
 }
 
 /* "sticky 3 kick 10 ipi 2 ..." for the returns that happened */
@@ -667,10 +728,10 @@ static void report_backends(const char *prefix)
 	static struct trigger_counters reported[TRIGGER_BACKEND_COUNT];
 
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
-		struct trigger_counters now = trigger_backends[i].counters;
-		struct trigger_counters *before = &reported[i];
+		struct trigger_counters now, *before = &reported[i];
 		char returns[160];
 
+		trigger_counters_read(i, &now);
 		if (now.waits == before->waits && now.kicks == before->kicks)
 			continue;
 		format_returns(returns, sizeof(returns), now.returns, before->returns);
@@ -689,12 +750,6 @@ static void report_backends(const char *prefix)
 	}
 }
 
-extern struct trigger_user *const __start_trigger_users[];
-extern struct trigger_user *const __stop_trigger_users[];
-
-#define for_each_trigger_user(user_pointer) \
-	for (struct trigger_user *const *user_pointer = __start_trigger_users; \
-	     user_pointer < __stop_trigger_users; user_pointer++)
 
 struct trigger_user *trigger_user_find(const char *name)
 {
@@ -707,26 +762,21 @@ struct trigger_user *trigger_user_find(const char *name)
 
 void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_counters *counters)
 {
-	struct trigger_user_counters *live = &user->counters;
+	unsigned int slot = 0;
 
-	counters->sequences = __atomic_load_n(&live->sequences, __ATOMIC_RELAXED);
-	counters->before_waiting = __atomic_load_n(&live->before_waiting, __ATOMIC_RELAXED);
-	counters->by_kick = __atomic_load_n(&live->by_kick, __ATOMIC_RELAXED);
-	counters->before_its_kick = __atomic_load_n(&live->before_its_kick, __ATOMIC_RELAXED);
-	counters->awaiting_kick = __atomic_load_n(&live->awaiting_kick, __ATOMIC_RELAXED);
-	counters->reached_deadline = __atomic_load_n(&live->reached_deadline, __ATOMIC_RELAXED);
-	counters->late_kicker = __atomic_load_n(&live->late_kicker, __ATOMIC_RELAXED);
-	counters->waits = __atomic_load_n(&live->waits, __ATOMIC_RELAXED);
-	counters->sleeps = __atomic_load_n(&live->sleeps, __ATOMIC_RELAXED);
-	for (int wake = 0; wake < TRIGGER_WAKE_COUNT; wake++)
-		counters->returns[wake] = __atomic_load_n(&live->returns[wake], __ATOMIC_RELAXED);
+	_Static_assert(sizeof(*counters) % sizeof(uint64_t) == 0, "counters are u64 fields");
+	for_each_trigger_user(listed) {
+		if (*listed == user)
+			slot = (unsigned int)(listed - __start_trigger_users) + 1;
+	}
+	if (!slot || slot > TRIGGER_USERS_MAX) {
+		*counters = (struct trigger_user_counters){ 0 };
+		return;
+	}
+	sum_per_cpu((uint64_t *)counters, offsetof(struct trigger_user_counters, sequences) +
+		    offsetof(struct trigger_cpu, user[slot - 1]),
+		    sizeof(*counters) / sizeof(uint64_t));
 }
-
-/*
- * Indexed like __start_trigger_users; users beyond it are reported in full
- * each time (there are a handful: the converted users and the tests').
- */
-#define REPORTED_USERS_MAX 16
 
 /*
  * The counters are cumulative, so each report prints what moved since the
@@ -735,16 +785,19 @@ void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_c
  */
 static void report_users(const char *prefix)
 {
-	static struct trigger_user_counters reported[REPORTED_USERS_MAX];
+	static struct trigger_user_counters reported[TRIGGER_USERS_MAX];
 	unsigned int index = 0;
 
 	for_each_trigger_user(user) {
-		struct trigger_user_counters now, unreported = { 0 }, *before = &unreported;
+		struct trigger_user_counters now, *before;
 		char returns[160];
 
-		if (index < REPORTED_USERS_MAX)
-			before = &reported[index];
-		index++;
+		if (index++ >= TRIGGER_USERS_MAX) {
+			kprintf("%strigger user %s: not counted (more than %u users)\n", prefix,
+				(*user)->name, TRIGGER_USERS_MAX);
+			continue;
+		}
+		before = &reported[index - 1];
 		trigger_user_counters_read(*user, &now);
 		if (now.sequences == before->sequences && now.waits == before->waits &&
 		    now.awaiting_kick == before->awaiting_kick)

@@ -107,8 +107,15 @@ struct trigger_user_counters {
 
 struct trigger_user {
 	const char *name;
-	struct trigger_user_counters counters;
+	/*
+	 * Its slot, plus one, in every CPU's counters (kernel/sync/trigger.c):
+	 * counted per CPU, summed when read; 0 until its first use.
+	 */
+	unsigned int slot;
 };
+
+/* Users a CPU keeps counters for; beyond them a user's waits are not counted (said at boot). */
+#define TRIGGER_USERS_MAX	16
 
 /*
  * DEFINE_TRIGGER_USER(var, "name") defines a user and lists it (a pointer

@@ -45,10 +45,17 @@ struct trigger_backend {
 	 * if non-zero).  Called and returns with interrupts disabled.
 	 */
 	void (*wait)(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline_cycles);
-	struct trigger_counters counters;
 	/* The kick's store itself ends its waits (spin, MONITOR): no wake interrupt needed. */
 	bool store_wakes;
 };
+
+/*
+ * This CPU's counters of @backend (trigger_backend.h): each CPU counts in
+ * its own cache lines, and trigger_counters_read() sums them, so that no
+ * wait or kick adds to a line another CPU writes.  A locked add still: an
+ * NMI handler on this CPU may count in the middle.
+ */
+struct trigger_counters *trigger_counters_here(enum trigger_backend_id backend);
 
 /* The architecture's ways of waiting, indexed by id (x86: trigger_backends.c). */
 extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
@@ -57,7 +64,7 @@ extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
 static inline void trigger_count_sleep(struct trigger_wait_state *state)
 {
 	state->sleeps++;
-	__atomic_fetch_add(&state->backend->counters.sleeps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&trigger_counters_here(state->backend->id)->sleeps, 1, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t trigger_generation(const trigger_t *trigger)
