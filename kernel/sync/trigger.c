@@ -274,7 +274,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	enum trigger_wake wake;
 	uint64_t start, generation;
 	uint32_t sleeps;
-	bool moved;
+	bool moved, lost;
 
 	if (!state) {
 		report_misuse("wait without a reset", trigger, site, NULL);
@@ -297,12 +297,20 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 			   __ATOMIC_RELAXED);
 	wake_sources_now(&after);
 	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
-	ipi_evidence_judge();
+	lost = ipi_evidence_judge();
 	moved = generation != state->seen;
 	wake = classify_return(moved, deadline_cycles && cycles() >= deadline_cycles,
 			       state->backend->store_wakes || state->sleeps == sleeps, &before,
 			       &after);
 	count_return(state, wake);
+	if (moved && (wake == TRIGGER_WAKE_INTERRUPT || wake == TRIGGER_WAKE_DEADLINE)) {
+		/* Kicked, not woken by it: not a deadline with the work undone. */
+		if (wake == TRIGGER_WAKE_DEADLINE)
+			state->deadlines--;
+		/* Its wake-up not judged lost: it left after that interrupt, the kicker late. */
+		if (!lost)
+			state->kicked_late++;
+	}
 	state->seen = generation;	/* the implicit reset */
 	/* Kicked: not the deadline's return, whatever woke it. */
 	return wake != TRIGGER_WAKE_DEADLINE || moved;
@@ -436,7 +444,7 @@ static void account_sequence(struct trigger_wait_state *state)
 	/* A sequence with a deadline its waiter did not note late reached a deadline. */
 	if (state->deadlines > state->late_kickers)
 		add_to_user(user, reached_deadline, 1);
-	else if (state->late_kickers)
+	else if (state->late_kickers || state->kicked_late)
 		add_to_user(user, late_kicker, 1);
 	if (state->waits == 0)
 		add_to_user(user, before_waiting, 1);

@@ -259,17 +259,21 @@ static void repair(enum ipi_evidence_kind kind)
 		ipi_run_handler(IPI_VECTOR_CALL_FUNCTION);
 }
 
-void ipi_evidence_judge(void)
+bool ipi_evidence_judge(void)
 {
 	struct evidence_cpu *self = &evidence_cpus[cpu_id()];
+	bool lost = false;
 
 	if (self->handler_depth || in_nmi() || !self->witness_tsc)
-		return;
+		return false;
 	for (int kind = IPI_EVIDENCE_WAKE; kind <= IPI_EVIDENCE_CALL; kind++) {
 		if (judge(kind, self->witness_sent[kind], self->witness_tsc, self->witness_vector,
-			  false))
+			  false)) {
 			repair(kind);
+			lost = true;
+		}
 	}
+	return lost;
 }
 
 /*

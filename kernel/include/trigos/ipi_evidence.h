@@ -72,9 +72,10 @@ void ipi_evidence_arrived(enum ipi_evidence_kind kind);
 /**
  * ipi_evidence_judge - on this CPU, interrupts off, outside any handler,
  * after it ran interrupts-on code (a wait's return): judge the wake and
- * call IPIs whose sends a handler entered since then proves due
+ * call IPIs whose sends a handler entered since then proves due; whether
+ * it judged one lost
  */
-void ipi_evidence_judge(void);
+bool ipi_evidence_judge(void);
 
 /**
  * ipi_evidence_probe - send @cpu the probe interrupt, whose handler looks

@@ -84,13 +84,13 @@ struct trigger_counters {
  *    the end of a suite, when every kicker is done, each of these is a
  *    sequence that ended without its kick: one rescued by something else.
  * reached_deadline counts the sequences in which some wait returned at its
- * deadline after the work it waited for was done: for a converted user,
- * whose only deadline is its stuck-CPU report, each is a kick that did not
- * end its wait, a failure.  late_kicker counts the other sequences that
- * reached a deadline: each one's waiter found the work not yet done there
- * (trigger_note_late_kicker()), as when the host has not run the CPU that
- * does it; how the sequence ended is still counted above, and its kick
- * must still come.
+ * deadline with no kick yet (not noted by trigger_note_late_kicker()).
+ * late_kicker counts the sequences in which a wait was kicked but ended by
+ * its timer or another interrupt, its wake-up not judged lost by the
+ * evidence (trigos/ipi_evidence.h: the kicker was not run between its
+ * generation add and its ICR write), or whose deadline its waiter noted as
+ * before the work (trigger_note_late_kicker()).  Neither is a verdict: a
+ * wake-up that did not come is judged lost or late by the evidence alone.
  */
 struct trigger_user_counters {
 	uint64_t sequences;

@@ -24,8 +24,14 @@ struct trigger_wait_state {
 	struct trigger_backend *backend;	/* bound at reset */
 	uint64_t seen;				/* the generation this waiter has seen */
 	bool irqs_were_enabled;			/* at the reset */
-	uint32_t deadlines;			/* waits that returned at their deadline */
+	uint32_t deadlines;			/* waits that returned at their deadline, unkicked */
 	uint32_t late_kickers;			/* of those, noted as before the work */
+	/*
+	 * Waits kicked but ended by their timer or another interrupt, with no
+	 * wake-up judged lost: the kick's wake-up left after that interrupt
+	 * (a kicker not run between its generation add and its ICR write).
+	 */
+	uint32_t kicked_late;
 	void *reset_site;
 	/* What this sequence's waits did, for the counters (trigger_backend.h). */
 	uint32_t waits;
