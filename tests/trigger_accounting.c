@@ -252,6 +252,31 @@ static void a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick(void)
 }
 
 /*
+ * Two sequences of one CPU end before the kick, then one kick comes: both
+ * were only early.  (A one-bit mark per CPU, as before, confirmed one and
+ * left the other "still without a kick" for ever.)
+ */
+static void two_early_finishes_before_one_kick_are_both_confirmed(void)
+{
+	struct trigger_user_counters before, finished, kicked;
+
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
+	read_user(&before);
+	for (int i = 0; i < 2; i++) {
+		trigger_reset(&user_trigger);
+		trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND);
+		trigger_finish(&user_trigger);
+	}
+	read_user(&finished);
+	trigger_kick(&user_trigger);
+	read_user(&kicked);
+
+	EXPECT_EQ(finished.awaiting_kick, before.awaiting_kick + 2);
+	EXPECT_EQ(kicked.awaiting_kick, before.awaiting_kick);
+	EXPECT_EQ(kicked.before_its_kick, before.before_its_kick + 2);
+}
+
+/*
  * A deadline its waiter noted as before the work (trigger_note_late_kicker())
  * makes the sequence a late kicker, not one that reached a deadline; a later
  * deadline in the same sequence, not noted, counts as reached again.
@@ -295,6 +320,7 @@ static const struct test_case trigger_accounting_cases[] = {
 	TEST_CASE(a_halted_waiter_with_interrupts_off_is_ended_by_the_wake_nmi),
 	TEST_CASE(a_users_sequences_are_accounted_by_how_they_ended),
 	TEST_CASE(a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick),
+	TEST_CASE(two_early_finishes_before_one_kick_are_both_confirmed),
 	TEST_CASE(a_deadline_before_the_work_is_a_late_kicker),
 };
 
