@@ -19,10 +19,10 @@
  * (0xe2) vectors share priority class 0xe, wake and call above the timer
  * (asserted below).  The local APIC delivers the highest pending vector
  * first (SDM vol 3, 12.8.3), so once a wake IPI sits in IRR, no handler of a
- * lower vector is entered before it.  A handler may have been accepted just
- * before the IPI reached IRR and read the send count just after; but then it
- * returns (IRET) to interrupts-on code with nothing in service, and the
- * pending IPI is taken there, before anything else runs.  So when a CPU,
+ * lower vector is entered before it.  Any handler may have been accepted
+ * just before the IPI reached IRR and read the send count just after; but
+ * then it returns (IRET, its EOI sent) to interrupts-on code with nothing in
+ * service, and the pending IPI is taken there, before anything else runs.  So when a CPU,
  * back in its own code with interrupts off (a trigger wait's return),
  * finds that its last such handler read a send count its arrivals do not
  * cover, that IPI is lost.  The probe vector (class 0xf) is for a CPU that
@@ -112,6 +112,7 @@ struct evidence_cpu {
 	enum ipi_evidence_kind late_kind;
 	unsigned int late_sender;
 	unsigned long late_count;		/* arrivals later than LATE_NOTE_NS */
+	unsigned long probes_taken;
 } __attribute__((aligned(64)));
 
 static struct evidence_inbox inboxes[MAX_CPUS];
@@ -277,10 +278,11 @@ bool ipi_evidence_judge(void)
 }
 
 /*
- * The dispatcher's part (interrupts.c): a handler of a vector below the
- * probe's class, entered from interrupts-on code outside any other
- * handler, reads the send counts on entry; once it has returned, what it
- * read is due (the file comment says why).
+ * The dispatcher's part (interrupts.c): any handler entered from
+ * interrupts-on code outside any other handler reads the send counts on
+ * entry; once it has returned, what it read is due (the file comment says
+ * why: a send counted there was in IRR by then, and is taken at the return
+ * to interrupts-on code with nothing in service, whatever the vector).
  */
 void ipi_evidence_handler_enter(unsigned int vector, bool from_irqs_on,
 				struct ipi_evidence_witness *witness)
@@ -288,9 +290,7 @@ void ipi_evidence_handler_enter(unsigned int vector, bool from_irqs_on,
 	struct evidence_cpu *self = &evidence_cpus[cpu_id()];
 	struct evidence_inbox *inbox = &inboxes[cpu_id()];
 
-	witness->valid = from_irqs_on && self->handler_depth == 0 &&
-			 PRIORITY_CLASS(vector) < PRIORITY_CLASS(VECTOR_PROBE) &&
-			 vector != VECTOR_WAKE && vector != IPI_VECTOR_CALL_FUNCTION;
+	witness->valid = from_irqs_on && self->handler_depth == 0;
 	self->handler_depth++;
 	if (!witness->valid)
 		return;
@@ -329,6 +329,8 @@ static void probe_interrupt(struct interrupt_frame *frame)
 		if (judge(kind, sent[kind], now, VECTOR_PROBE, true))
 			repair(kind);
 	}
+	__atomic_store_n(&evidence_cpus[cpu_id()].probes_taken,
+			 evidence_cpus[cpu_id()].probes_taken + 1, __ATOMIC_RELEASE);
 	lapic_eoi();
 }
 
@@ -423,11 +425,48 @@ static void print_loss(const char *prefix, unsigned int cpu, const struct eviden
 		(unsigned long long)loss->witness_tsc);
 }
 
+/* A wake or call IPI to @cpu that no arrival covers and no judgement took yet. */
+static bool uncovered(unsigned int cpu)
+{
+	for (int kind = IPI_EVIDENCE_WAKE; kind <= IPI_EVIDENCE_CALL; kind++) {
+		uint64_t sent = __atomic_load_n(&inboxes[cpu].sent[kind], __ATOMIC_ACQUIRE);
+
+		if (sent > __atomic_load_n(&evidence_cpus[cpu].arrived[kind], __ATOMIC_RELAXED) &&
+		    sent > __atomic_load_n(&evidence_cpus[cpu].judged[kind], __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The case's end barrier: a CPU with a send still uncovered is probed, and
+ * given END_PROBE_NS to take the probe, so that a loss is named in the
+ * case that made it.  One that does not take it (interrupts off, not run)
+ * is left to the sweep: late, so far.
+ */
+#define END_PROBE_NS	(20ull * 1000 * 1000)
+
+static void probe_uncovered_at_the_end(void)
+{
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		const unsigned long *taken = &evidence_cpus[cpu].probes_taken;
+		unsigned long before = __atomic_load_n(taken, __ATOMIC_ACQUIRE);
+		uint64_t start = cycles(), wait = ns_to_cycles(END_PROBE_NS);
+
+		if (cpu == cpu_id() || !cpu_is_online(cpu) || !uncovered(cpu))
+			continue;
+		ipi_evidence_probe(cpu);
+		while (__atomic_load_n(taken, __ATOMIC_ACQUIRE) == before && cycles() - start < wait)
+			cpu_relax();
+	}
+}
+
 unsigned int ipi_evidence_report_losses(const char *prefix)
 {
 	static unsigned long reported[MAX_CPUS];
 	unsigned int printed = 0;
 
+	probe_uncovered_at_the_end();
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 		struct evidence_cpu *target = &evidence_cpus[cpu];
 		unsigned long losses = __atomic_load_n(&target->losses, __ATOMIC_ACQUIRE);
@@ -475,9 +514,10 @@ void ipi_evidence_report(const char *prefix)
 		target->late_reported_cycles = 0;
 		__atomic_store_n(&target->late_count, 0, __ATOMIC_RELAXED);
 	}
-	kprintf("%sipi evidence: lost %lu; largest gap from a send to its arrival %llu us (%s to "
-		"cpu %u from cpu %u); %lu arrivals later than %llu ms\n", prefix,
-		losses - reported_losses, (unsigned long long)(cycles_to_ns(largest) / 1000),
+	kprintf("%sipi evidence: lost %lu; largest gap from a send to its arrival %llu.%03llu ms "
+		"(%s to cpu %u from cpu %u); %lu arrivals later than %llu ms\n", prefix,
+		losses - reported_losses, (unsigned long long)(cycles_to_ns(largest) / 1000000),
+		(unsigned long long)(cycles_to_ns(largest) / 1000 % 1000),
 		ipi_evidence_kind_name(evidence_cpus[largest_cpu].late_kind), largest_cpu,
 		evidence_cpus[largest_cpu].late_sender, lates,
 		(unsigned long long)(LATE_NOTE_NS / 1000000));

@@ -11,11 +11,11 @@
  * count after the ICR write completed and stamps the TSC; each arrival
  * records, in its handler, the send count it covers.  An IPI is judged
  * lost when no arrival covers its send although, after its post-ICR stamp,
- * its target returned to interrupts-on code from a handler of another
- * vector of no higher priority class (the local APIC would have delivered
- * the pending IPI first: SDM vol 3, 12.8.3, "Interrupt, Task, and Processor
- * Priority"), or took a probe interrupt (a higher class) whose handler
- * finds the vector in neither IRR nor ISR.  It is late when no such point
+ * its target entered a handler from interrupts-on code and returned there
+ * with nothing in service (the local APIC delivers a pending IPI then: SDM
+ * vol 3, 12.8.3, "Interrupt, Task, and Processor Priority"), or took a
+ * probe interrupt (a higher class) whose handler finds the vector in
+ * neither IRR nor ISR.  It is late when no such point
  * is known: a diagnostic with the gap, never a failure.
  *
  * Each CPU writes only its own records, except the send counts, one cache
