@@ -626,11 +626,12 @@ static void a_busy_target_is_reported_and_the_call_completes(void)
 }
 
 /*
- * Every call a caller waited for in this suite ended its wait by the
- * target's kick (csd_complete), never at the stuck-call deadline after the
- * call had run.  A deadline before the call ran (the two cases above, or a
- * target the host did not run: test_late_target=call) is a late kicker, and
- * its kick must still come.  test_drop_kick=call must make this fail.
+ * Every call a caller waited for in this suite got its own kick from its
+ * target (csd_complete): no sequence is left without a kick, and no call
+ * (smp_call's per-call count).  Deadlines are no verdict (the two cases
+ * above, or a target the host did not run: test_late_target=call); a lost
+ * IPI fails the case the evidence finds it in.  test_drop_kick=call and
+ * call_once must make this fail.
  */
 static void call_waits_ended_by_their_kicks(void)
 {

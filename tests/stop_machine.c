@@ -478,11 +478,11 @@ static void a_cpu_holding_everyone_up_is_named(void)
 }
 
 /*
- * Every state change every CPU waited for in this suite ended its wait by
- * the kick of the change (set_state), never at the caller's stuck deadline
- * after the change.  A deadline before it (the case above, or a CPU the host
- * did not run: test_late_target=stop_machine) is a late kicker, and its kick
- * must still come.  test_drop_kick=stop_machine must make this fail.
+ * Every state change every CPU waited for in this suite got its kick
+ * (set_state): no sequence is left without it.  Deadlines are no verdict
+ * (the case above, or a CPU the host did not run: test_late_target=
+ * stop_machine); a lost wake-up fails the case the evidence finds it in.
+ * test_drop_kick=stop_machine must make this fail.
  */
 static void state_waits_ended_by_their_kicks(void)
 {

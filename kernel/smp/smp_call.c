@@ -311,12 +311,10 @@ static uint64_t stuck_deadline_ns_of(const struct call_watch *watch,
  * (the seed patch converts its csd_flag_wait() the same way).  The caller
  * sleeps until the target's kick (csd_complete), with one bound, the
  * stuck-call deadline counted from when the call was queued: reaching it
- * is reported (report_stuck), then the caller waits on, untimed.  If the
- * call had run by then, its kick did not end the wait: a deadline reached
- * by the call_completion user, which the suites that check it count as a
- * failure.  If it had not, the target is late (a vCPU the host has not
- * run, an IPI lost), its kick still to come: a late kicker, which they
- * allow (trigger_note_late_kicker()).
+ * is reported (report_stuck), then the caller waits on, untimed.  The
+ * deadline is no verdict: whether the call's IPI or the kick's wake-up was
+ * lost or is late is the evidence's to judge (ipi_evidence.h), from the
+ * probe report_stuck() sends and from this wait's returns.
  *
  * A caller with interrupts disabled (a no-wait caller whose pool is full)
  * cannot sleep: CPUs waiting for it in turn would wait for ever for it to
