@@ -230,18 +230,31 @@ static void a_users_sequences_are_accounted_by_how_they_ended(void)
  * condition set by no one) waits for one; when a kick does come it was only
  * early.  A kick that never comes leaves it counted "still without a kick".
  */
+/*
+ * @count sequences of this CPU end at their deadline, unkicked, then one
+ * kick comes: the user's counters before, after the sequences, after the kick.
+ */
+static void finish_early_then_kick(int count, struct trigger_user_counters *before,
+				   struct trigger_user_counters *finished,
+				   struct trigger_user_counters *kicked)
+{
+	read_user(before);
+	for (int i = 0; i < count; i++) {
+		trigger_reset(&user_trigger);
+		trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND);
+		trigger_finish(&user_trigger);
+	}
+	read_user(finished);
+	trigger_kick(&user_trigger);
+	read_user(kicked);
+}
+
 static void a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick(void)
 {
 	struct trigger_user_counters before, finished, kicked;
 
 	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
-	read_user(&before);
-	trigger_reset(&user_trigger);
-	trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND);
-	trigger_finish(&user_trigger);
-	read_user(&finished);
-	trigger_kick(&user_trigger);
-	read_user(&kicked);
+	finish_early_then_kick(1, &before, &finished, &kicked);
 
 	EXPECT_EQ(finished.sequences, before.sequences + 1);
 	EXPECT_EQ(finished.reached_deadline, before.reached_deadline + 1);
@@ -261,15 +274,7 @@ static void two_early_finishes_before_one_kick_are_both_confirmed(void)
 	struct trigger_user_counters before, finished, kicked;
 
 	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_SPIN));
-	read_user(&before);
-	for (int i = 0; i < 2; i++) {
-		trigger_reset(&user_trigger);
-		trigger_wait_timeout(&user_trigger, now_ns() + MILLISECOND);
-		trigger_finish(&user_trigger);
-	}
-	read_user(&finished);
-	trigger_kick(&user_trigger);
-	read_user(&kicked);
+	finish_early_then_kick(2, &before, &finished, &kicked);
 
 	EXPECT_EQ(finished.awaiting_kick, before.awaiting_kick + 2);
 	EXPECT_EQ(kicked.awaiting_kick, before.awaiting_kick);
