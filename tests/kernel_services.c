@@ -95,7 +95,8 @@ static void every_option_is_declared_once(void)
 		"bench", "console", "cpus", "dump", "exit", "machine", "mcs_wait", "mwait_hint",
 		"pause", "repeat", "seed", "smp_ap_delay_us", "smp_start", "smp_withhold", "test",
 		"test_break", "test_drop_kick", "test_late_kicker_us", "test_late_target",
-		"test_late_waiter_us", "torture", "trigger", "trigger_spin_ns", "tsc_noise",
+		"test_late_waiter_us", "test_lose_call_ipi", "test_lose_wake_ipi",
+		"test_lose_wake_nmi", "torture", "trigger", "trigger_spin_ns", "tsc_noise",
 		"watchdog",
 	};
 	size_t count;

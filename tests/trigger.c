@@ -527,7 +527,7 @@ static void data_written_before_a_kick_is_seen_after_the_wait(const void *param)
 		trigger_test_break_kicks(false);
 		test_diag("%s: %u rounds, %lu with a stale payload, %lu kicks lost%s",
 			  trigger_backend_name(backend), MESSAGE_ROUNDS, message.errors, message.lost,
-			  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+			  test_break_given(TEST_BREAK_KICK_FENCE) ?
 			  " (test_break=kick_fence: the generation a plain store)" : "");
 		EXPECT_EQ(message.errors, 0ul);
 		EXPECT_EQ(message.lost, 0ul);

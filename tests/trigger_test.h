@@ -220,10 +220,12 @@ static inline void trigger_test_late_kicker(void)
 /* test_break=kick or kick_fence, if given, for the kicks between on and off. */
 static inline void trigger_test_break_kicks(bool on)
 {
-	int mode = kernel_options.test_break;
+	enum trigger_test_break mode = test_break_given(TEST_BREAK_KICK) ? TRIGGER_BREAK_KICK :
+				       test_break_given(TEST_BREAK_KICK_FENCE) ? TRIGGER_BREAK_KICK_FENCE :
+				       TRIGGER_BREAK_NONE;
 
-	if (mode == TRIGGER_BREAK_KICK || mode == TRIGGER_BREAK_KICK_FENCE)
-		trigger_test_set_kick_break(on ? (enum trigger_test_break)mode : TRIGGER_BREAK_NONE);
+	if (mode != TRIGGER_BREAK_NONE)
+		trigger_test_set_kick_break(on ? mode : TRIGGER_BREAK_NONE);
 }
 
 /*

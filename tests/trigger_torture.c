@@ -309,7 +309,7 @@ static void every_wait_ends_for_every_backend(const void *param)
 			  trigger_backend_name(backend), totals.rounds, totals.lost,
 			  totals.unrescued, totals.stuck_roles, totals.not_by_kick, totals.slept,
 			  totals.late, totals.late_not_by_kick,
-			  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+			  test_break_given(TEST_BREAK_KICK_FENCE) ?
 			  " (test_break=kick_fence)" : "");
 		EXPECT_EQ(totals.lost, 0u);
 		EXPECT_EQ(totals.not_by_kick, 0u);
@@ -470,7 +470,7 @@ static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
 	test_diag("%lu trials: the waiter saw the kick in %lu, the kicker saw the waiter in %lu, "
 		  "both missed in %lu (the waiter started %u loop turns late at the end)%s", trials,
 		  waiter_saw, kicker_saw, both_missed, offset,
-		  kernel_options.test_break == TRIGGER_BREAK_KICK_FENCE ?
+		  test_break_given(TEST_BREAK_KICK_FENCE) ?
 		  " (test_break=kick_fence: the kick's generation update unfenced)" : "");
 	EXPECT_EQ(both_missed, 0ul);
 	EXPECT_GT(trials, 0ul);

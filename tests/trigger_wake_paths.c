@@ -147,7 +147,7 @@ static void kick_from_an_nmi_handler_on_the_waiting_cpu_inside_the_halt_window(v
 {
 	static const enum trigger_backend_id halting[] = { TRIGGER_BACKEND_HLT,
 							   TRIGGER_BACKEND_ADAPTIVE };
-	bool unmarked = kernel_options.test_break == TRIGGER_BREAK_HALT_WINDOW;
+	bool unmarked = test_break_given(TEST_BREAK_HALT_WINDOW);
 	unsigned int helper = trigger_test_helper_cpu();
 
 	ASSERT_TRUE(nmi_register(kick_own_trigger_from_nmi));

@@ -11,6 +11,7 @@
  */
 #include <log/console.h>
 #include <cpu/cpu.h>
+#include <arch/ipi_evidence.h>
 #include <asm/interrupts.h>
 #include <harness/ktap.h>
 #include <log/panic.h>
@@ -364,6 +365,8 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	running.context = NULL;
 	if (suite->exit)
 		suite->exit();
+	/* A wake-up or call IPI judged lost during the case fails it (ipi_evidence.h). */
+	running.failures += ipi_evidence_report_losses("    # ");
 
 	if (outcome >= 0 && outcome < RECOVERY_THROW_BASE) {
 		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));

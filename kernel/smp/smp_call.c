@@ -13,11 +13,13 @@
  */
 #include <cpu/cpu.h>
 #include <arch/ipi.h>
+#include <arch/ipi_evidence.h>
 #include <sync/irq.h>
 #include <log/log.h>
 #include <mm/memory.h>
 #include <smp/smp.h>
 #include <smp/smp_call.h>
+#include <smp/smp_test_seams.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
 #include <log/symbols.h>
@@ -36,6 +38,15 @@ struct call_single_data {
 	uint16_t target;
 	uint64_t request;		/* owner only: the call it belongs to */
 	uint64_t queued_cycles;		/* TSC when queued: how long, in a stuck report */
+	/*
+	 * Per call, not per CPU: the calls queued in this descriptor (owner
+	 * only) and the kicks their targets made for them (after the kick, by
+	 * the target).  A kick lost for one call cannot be made up by another
+	 * call's: only this descriptor's next call, whose kick comes once it
+	 * was queued, can add here.
+	 */
+	uint64_t uses;
+	uint64_t kicked;
 } __attribute__((aligned(64)));
 
 /*
@@ -115,39 +126,21 @@ static trigger_t call_wait_triggers[MAX_CPUS] = {
 	[0 ... MAX_CPUS - 1] = { .user = &trigger_user_call_completion },
 };
 
-static bool drop_kicks;		/* test_drop_kick=call */
-static bool late_target;	/* test_late_target=call: once */
-
-static void csd_complete(struct call_single_data *csd)
+static void csd_complete(struct call_single_data *csd, bool kick)
 {
 	trigger_t *owner_trigger = &call_wait_triggers[csd->source];
 
 	/*
 	 * Release: fn's stores are visible to a waiter that sees the flag
-	 * clear.  The last access to @csd: its owner may reuse it at once.
+	 * clear.  The owner may reuse @csd at once: after this only its kick
+	 * count is touched, which the owner never writes (and the pool lives
+	 * as long as the kernel).
 	 */
 	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
-		trigger_kick(owner_trigger);
-}
-
-/*
- * test_late_target=call: this target runs the call late, once its caller
- * has reported it stuck - as a vCPU that the host does not run for longer
- * than the stuck-call deadline - or after five deadlines, if no report
- * comes.  Interrupts are disabled: the caller's IPI sent again waits too.
- */
-static void late_target_hold(const struct call_single_data *csd)
-{
-	const uint64_t *reports = &call_cpus[csd->source].stats.stuck_reports;
-	bool reported = spin_while_unchanged(reports, __atomic_load_n(reports, __ATOMIC_RELAXED),
-					     5 * __atomic_load_n(&stuck_deadline_ns,
-								 __ATOMIC_RELAXED));
-	char name[96];
-
-	ktap_note("smp_call: cpu %u: test_late_target: runs the call of %s from cpu %u %s",
-		  cpu_id(), symbol_format((uint64_t)csd->function, name, sizeof(name)), csd->source,
-		  reported ? "late, after its caller's stuck report" : "late, but no stuck report came");
+	if (!kick)
+		return;
+	trigger_kick(owner_trigger);
+	__atomic_fetch_add(&csd->kicked, 1, __ATOMIC_RELEASE);
 }
 
 /* Run every call queued for this CPU; interrupts are disabled. */
@@ -171,6 +164,7 @@ static void call_queue_run(bool polled)
 	for (list = oldest_first; list; list = next) {
 		smp_call_func_t function = list->function;
 		void *info = list->info;
+		bool kick;
 
 		next = list->next;
 		if (!(__atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_PENDING) ||
@@ -179,21 +173,23 @@ static void call_queue_run(bool polled)
 			count(&self->stats.errors);
 			continue;
 		}
-		if ((__atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_WAIT) &&
-		    __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
-		    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
-			late_target_hold(list);
+		/* The one test seam (smp/smp_test_seams.h): may hold, may drop the kick. */
+		kick = smp_call_test_seam(list->source,
+					  __atomic_load_n(&list->flags, __ATOMIC_RELAXED) & CSD_FLAG_WAIT,
+					  function);
 		function(info);
 		count(&self->stats.run);
 		if (polled)
 			count(&self->stats.polled);
-		csd_complete(list);
+		csd_complete(list, kick);
 	}
 	self->depth--;
 }
 
 static void call_function_interrupt(void)
 {
+	/* Before the queue is taken: the calls of every send it covers are in it. */
+	ipi_evidence_arrived(IPI_EVIDENCE_CALL);
 	count(&this_call_cpu()->stats.ipis_taken);
 	call_queue_run(false);
 }
@@ -257,9 +253,11 @@ static bool csd_pending(struct call_single_data *csd)
 
 /*
  * The stuck-call deadline has passed: say so.  A call still @pending (as
- * its waiter found it at the deadline) has its IPI sent again; one that has
- * run (its flag clear) left a sleeping waiter that its kick should have
- * woken.
+ * its waiter found it at the deadline) gets its target probed: the probe's
+ * handler judges whether the call IPI was lost or is only late
+ * (ipi_evidence.h) - never sent again, which would hide a loss.  One that
+ * has run (its flag clear) left a waiter its kick did not wake: the
+ * evidence of the wait's return judged its wake-up already.
  */
 static void report_stuck(struct call_single_data *csd, uint64_t waited, bool pending)
 {
@@ -275,9 +273,9 @@ static void report_stuck(struct call_single_data *csd, uint64_t waited, bool pen
 		return;
 	}
 	ktap_note("smp_call: cpu %u: the call of %s on cpu %u is not done after %llu ms; "
-		  "sending its IPI again", cpu_id(), name, csd->target,
-		  (unsigned long long)(cycles_to_ns(waited) / 1000000));
-	ipi_send(csd->target, IPI_VECTOR_CALL_FUNCTION);
+		  "probing cpu %u", cpu_id(), name, csd->target,
+		  (unsigned long long)(cycles_to_ns(waited) / 1000000), csd->target);
+	ipi_evidence_probe(csd->target);
 }
 
 /* A waiter with interrupts disabled, between two looks at its call's flag. */
@@ -313,12 +311,10 @@ static uint64_t stuck_deadline_ns_of(const struct call_watch *watch,
  * (the trigger patch converts its csd_flag_wait() the same way).  The caller
  * sleeps until the target's kick (csd_complete), with one bound, the
  * stuck-call deadline counted from when the call was queued: reaching it
- * is reported (report_stuck), then the caller waits on, untimed.  If the
- * call had run by then, its kick did not end the wait: a deadline reached
- * by the call_completion user, which the suites that check it count as a
- * failure.  If it had not, the target is late (a vCPU the host has not
- * run, an IPI lost), its kick still to come: a late kicker, which they
- * allow (trigger_note_late_kicker()).
+ * is reported (report_stuck), then the caller waits on, untimed.  The
+ * deadline is no verdict: whether the call's IPI or the kick's wake-up was
+ * lost or is late is the evidence's to judge (ipi_evidence.h), from the
+ * probe report_stuck() sends and from this wait's returns.
  *
  * A caller with interrupts disabled (a no-wait caller whose pool is full)
  * cannot sleep: CPUs waiting for it in turn would wait for ever for it to
@@ -343,25 +339,11 @@ static void csd_flag_wait(struct call_single_data *csd)
 		if (watch.reported) {
 			trigger_wait(trigger);
 		} else if (!trigger_wait_timeout(trigger, stuck_deadline_ns_of(&watch, csd))) {
-			bool pending = csd_pending(csd);
-
-			if (pending)
-				trigger_note_late_kicker(trigger);
 			watch.reported = true;
-			report_stuck(csd, cycles() - csd->queued_cycles, pending);
+			report_stuck(csd, cycles() - csd->queued_cycles, csd_pending(csd));
 		}
 	}
 	trigger_finish(trigger);
-}
-
-void smp_call_test_drop_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
-}
-
-void smp_call_test_late_target(void)
-{
-	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
 }
 
 /* --- The caller's side ------------------------------------------------------ */
@@ -419,11 +401,20 @@ static bool call_pool_ready(struct call_cpu *self)
 /* Send the call IPI to every CPU of @kick, and empty it. */
 static void call_kick(struct call_cpu *self, struct cpumask *kick)
 {
-	unsigned int weight = cpumask_weight(kick);
+	unsigned int weight = cpumask_weight(kick), cpu;
+	struct cpumask sent = *kick;
 
 	if (weight == 0)
 		return;
-	if (__atomic_exchange_n(&drop_next_ipi, false, __ATOMIC_ACQ_REL)) {
+	for_each_cpu(cpu, &sent) {
+		ipi_evidence_send_begin(IPI_EVIDENCE_CALL, cpu);
+		if (ipi_evidence_should_lose(IPI_EVIDENCE_CALL, cpu)) {
+			/* test_lose_call_ipi=N: it vanishes, but its sender counts it sent. */
+			cpumask_clear_cpu(kick, cpu);
+			weight--;
+		}
+	}
+	if (weight && __atomic_exchange_n(&drop_next_ipi, false, __ATOMIC_ACQ_REL)) {
 		/* A test's lost IPI: the first CPU's never goes out. */
 		cpumask_clear_cpu(kick, cpumask_first(kick));
 		count(&self->stats.dropped_ipis);
@@ -443,6 +434,9 @@ static void call_kick(struct call_cpu *self, struct cpumask *kick)
 		for (unsigned int i = 0; i < weight; i++)
 			count(&self->stats.ipis_sent);
 	}
+	/* After the ICR writes completed: each target's send count and post-ICR stamp. */
+	for_each_cpu(cpu, &sent)
+		ipi_evidence_sent(IPI_EVIDENCE_CALL, cpu);
 	cpumask_clear(kick);
 }
 
@@ -486,6 +480,7 @@ static bool call_queue(struct call_cpu *self, struct call_single_data *csd, unsi
 	csd->target = (uint16_t)target;
 	__atomic_store_n(&csd->request, request, __ATOMIC_RELAXED);
 	csd->queued_cycles = cycles();
+	__atomic_store_n(&csd->uses, csd->uses + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&csd->flags, CSD_FLAG_PENDING | (wait ? CSD_FLAG_WAIT : 0),
 			 __ATOMIC_RELAXED);
 	count(&self->stats.queued);
@@ -639,6 +634,24 @@ int on_each_cpu(smp_call_func_t function, void *info, bool wait)
 
 /* --- Statistics and test hooks ---------------------------------------------- */
 
+/* @owner's calls that ran (their descriptors are free) without their kick yet. */
+static uint64_t calls_without_kick(const struct call_cpu *owner)
+{
+	uint64_t missing = 0;
+
+	for (unsigned int i = 0; owner->pool && i < owner->pool_size; i++) {
+		struct call_single_data *csd = &owner->pool[i];
+		uint64_t kicked = __atomic_load_n(&csd->kicked, __ATOMIC_ACQUIRE);
+		uint64_t uses = __atomic_load_n(&csd->uses, __ATOMIC_RELAXED);
+
+		if (csd_pending(csd))
+			uses--;		/* its call has not run: no kick due yet */
+		if (uses > kicked)
+			missing += uses - kicked;
+	}
+	return missing;
+}
+
 void smp_call_stats_read(struct smp_call_stats *stats)
 {
 	*stats = (struct smp_call_stats){ 0 };
@@ -655,6 +668,7 @@ void smp_call_stats_read(struct smp_call_stats *stats)
 		stats->refused += __atomic_load_n(&c->refused, __ATOMIC_RELAXED);
 		stats->errors += __atomic_load_n(&c->errors, __ATOMIC_RELAXED);
 		stats->dropped_ipis += __atomic_load_n(&c->dropped_ipis, __ATOMIC_RELAXED);
+		stats->without_kick += calls_without_kick(&call_cpus[cpu]);
 	}
 }
 

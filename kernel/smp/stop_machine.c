@@ -10,8 +10,10 @@
 #include <smp/smp_call.h>
 #include <sync/spinlock.h>
 #include <smp/stop_machine.h>
+#include <smp/smp_test_seams.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
+#include <arch/ipi_evidence.h>
 #include <time/time.h>
 #include <lib/format.h>
 
@@ -60,43 +62,13 @@ static struct stop_machine_stats stats;
 DEFINE_TRIGGER_USER(trigger_user_stop_machine, "stop_machine");
 static DEFINE_TRIGGER_FOR(stop_machine_trigger, &trigger_user_stop_machine);
 
-static bool drop_kicks;		/* test_drop_kick=stop_machine */
-static bool late_target;	/* test_late_target=stop_machine: once */
-
 static void set_state(struct stop_machine_data *smd, int new_state)
 {
 	/* Reset the ack first: CPUs may ack the new state as soon as they see it. */
 	__atomic_store_n(&smd->ack, (int)smd->threads, __ATOMIC_RELAXED);
 	__atomic_store_n(&smd->state, new_state, __ATOMIC_RELEASE);
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+	if (stop_machine_test_seam(STOP_MACHINE_TEST_KICK))	/* the one test seam */
 		trigger_kick(&stop_machine_trigger);
-}
-
-void stop_machine_test_drop_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
-}
-
-void stop_machine_test_late_target(void)
-{
-	__atomic_store_n(&late_target, true, __ATOMIC_RELAXED);
-}
-
-/*
- * test_late_target=stop_machine: this CPU joins late, once the caller has
- * reported it (as a vCPU the host does not run for longer than the stuck
- * deadline), or after five deadlines, if no report comes.  Interrupts are
- * disabled: it is in its call.
- */
-static void late_target_hold(void)
-{
-	bool reported = spin_while_unchanged(&stats.stuck_reports,
-					     __atomic_load_n(&stats.stuck_reports, __ATOMIC_RELAXED),
-					     5 * __atomic_load_n(&stuck_deadline_ns,
-								 __ATOMIC_RELAXED));
-
-	ktap_note("stop_machine: cpu %u: test_late_target: joins late, %s", cpu_id(),
-		  reported ? "after the caller's stuck report" : "but no stuck report came");
 }
 
 /* Last one to ack a state moves to the next state. */
@@ -137,18 +109,34 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 }
 
 /*
+ * Probe the CPUs that have not acknowledged @state (ipi_evidence.h); true
+ * if one had a wake NMI unclaimed (it was sent an NMI: watch on).
+ */
+static bool probe_late_cpus(struct stop_machine_data *smd, int state)
+{
+	unsigned int cpu;
+	bool nmi = false;
+
+	for_each_cpu(cpu, &smd->taking_part) {
+		if (cpu != cpu_id() && __atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) < state)
+			nmi |= ipi_evidence_probe(cpu);
+	}
+	return nmi;
+}
+
+/*
  * Wait until the state is no longer @state and return the new one: the one
  * place a CPU waits in stop_machine, converted as the trigger patch converts
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
  * NMI then).  The caller alone has a bound, the stuck deadline of each
- * state: reaching it, it names the CPUs that have not acknowledged and
- * waits on, untimed, for the rest of this stop_machine (one report each).
- * A state still unchanged there is a late kicker of the stop_machine user
- * (trigger_note_late_kicker(): some CPU has not acknowledged, or the last
- * one is about to move on - the kick is still to come), which the suites
- * that check the user allow; a state already changed means its kick did
- * not end the wait: a deadline reached, which they count as a failure.
+ * state: reaching it the first time, it names the CPUs that have not
+ * acknowledged (one report per stop_machine), and it probes them
+ * (ipi_evidence_probe()).  The deadline decides nothing: whether a wake-up
+ * that did not come in time was lost or late is the evidence's to judge
+ * (ipi_evidence.h); the probe gives that evidence, and ends a halt whose
+ * wake NMI never came - then the caller watches on, probing at each
+ * deadline; otherwise it waits on untimed for the rest of this state.
  * With interrupts off a timed wait cannot halt (the timer cannot raise an
  * NMI), so the caller looks rather than sleeps until then.
  */
@@ -156,7 +144,7 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 {
 	uint64_t since = cycles();
 	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
-	/* One report per stop_machine: after it, the caller waits untimed too. */
+	/* After a report, only a probe that ended a halt keeps the caller watching. */
 	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
 	int now;
 
@@ -166,11 +154,10 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		if (!watching) {
 			trigger_wait(&stop_machine_trigger);
 		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
-			if (__atomic_load_n(&smd->state, __ATOMIC_ACQUIRE) == state)
-				trigger_note_late_kicker(&stop_machine_trigger);
-			watching = false;
 			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
 				report_stuck(smd, state, cycles() - since);
+			watching = probe_late_cpus(smd, state);
+			deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
 		}
 	}
 	trigger_finish(&stop_machine_trigger);
@@ -184,9 +171,8 @@ static void stop_machine_cpu(struct stop_machine_data *smd)
 	bool enabled = irqs_enabled();
 	int state = STOPMACHINE_NONE;
 
-	if (me != smd->caller && __atomic_load_n(&late_target, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(&late_target, false, __ATOMIC_RELAXED))
-		late_target_hold();
+	if (me != smd->caller)
+		stop_machine_test_seam(STOP_MACHINE_TEST_JOIN);	/* its other point */
 	/* Simple state machine */
 	do {
 		state = stop_machine_wait_for_change(smd, state);

@@ -20,6 +20,7 @@
 #include <log/console.h>
 #include <cpu/cpu.h>
 #include <cpu/cpumask.h>
+#include <arch/ipi_evidence.h>
 #include <sync/irq.h>
 #include <log/log.h>
 #include <log/panic.h>
@@ -42,11 +43,57 @@ struct trigger_cpu {
 	 * (trigger_cpu_entered_wait()).
 	 */
 	const trigger_t *entered;
-};
+	/*
+	 * Kicks this CPU made: one made by a handler that interrupted this
+	 * CPU's own wait is what ended that wait (no wake IPI goes to oneself).
+	 */
+	unsigned long kicks;
+	/* The counters (trigger_backend.h), this CPU's share: summed when read. */
+	struct trigger_counters backend[TRIGGER_BACKEND_COUNT];
+	struct trigger_user_counters user[TRIGGER_USERS_MAX];
+} __attribute__((aligned(64)));	/* written by its CPU only: no line shared with another */
 
 static struct trigger_cpu trigger_cpus[MAX_CPUS];
 static enum trigger_backend_id current_backend = TRIGGER_BACKEND_SPIN;
 static void (*misuse_hook)(const char *message);
+
+/* --- Counters, per CPU ---------------------------------------------------------- */
+
+extern struct trigger_user *const __start_trigger_users[];
+extern struct trigger_user *const __stop_trigger_users[];
+
+#define for_each_trigger_user(user_pointer) \
+	for (struct trigger_user *const *user_pointer = __start_trigger_users; \
+	     user_pointer < __stop_trigger_users; user_pointer++)
+
+struct trigger_counters *trigger_counters_here(enum trigger_backend_id backend)
+{
+	return &trigger_cpus[cpu_id()].backend[backend];
+}
+
+/*
+ * This CPU's counters of @user, or NULL for none (no user, or more users
+ * than TRIGGER_USERS_MAX).  Its slot is its place in the linker's list,
+ * found once; CPUs that find it at once store the same value.
+ */
+static struct trigger_user_counters *user_counters_here(struct trigger_user *user)
+{
+	unsigned int slot;
+
+	if (!user)
+		return NULL;
+	slot = __atomic_load_n(&user->slot, __ATOMIC_RELAXED);
+	if (!slot) {
+		for_each_trigger_user(listed) {
+			if (*listed == user)
+				slot = (unsigned int)(listed - __start_trigger_users) + 1;
+		}
+		if (!slot || slot > TRIGGER_USERS_MAX)
+			return NULL;
+		__atomic_store_n(&user->slot, slot, __ATOMIC_RELAXED);
+	}
+	return &trigger_cpus[cpu_id()].user[slot - 1];
+}
 
 /* --- Misuse ---------------------------------------------------------------- */
 
@@ -158,7 +205,7 @@ const char *trigger_wake_name(enum trigger_wake wake)
  * so whatever these counts gained across the call came during the wait.
  */
 struct wake_sources {
-	unsigned long interrupts, nmis, wake_ipis, wake_nmis;
+	unsigned long interrupts, nmis, wake_ipis, wake_nmis, own_kicks;
 };
 
 static void wake_sources_now(struct wake_sources *sources)
@@ -169,22 +216,34 @@ static void wake_sources_now(struct wake_sources *sources)
 	sources->nmis = __atomic_load_n(&cpu->nmis, __ATOMIC_RELAXED);
 	sources->wake_ipis = __atomic_load_n(&cpu->wake_interrupts, __ATOMIC_RELAXED);
 	sources->wake_nmis = arch_trigger_wake_nmis_taken(cpu->id);
+	sources->own_kicks = __atomic_load_n(&trigger_cpus[cpu->id].kicks, __ATOMIC_RELAXED);
 }
 
-static enum trigger_wake classify_return(bool moved, bool deadline_passed,
+/*
+ * By what ended the sleep, never by the generation alone: a kicked waiter
+ * that its timer or another interrupt woke was not woken by its kick, and
+ * whether that kick's wake-up was then lost or late is for the evidence to
+ * say (ipi_evidence_judge(), arch/ipi_evidence.h).  Only where the
+ * kick's store itself ends the wait (a spin or a look before any sleep,
+ * MONITOR's line: @store_wakes) does a moved generation with no wake
+ * interrupt mean the kick ended it - and where a handler on this CPU,
+ * interrupting the wait, kicked (the interrupt that ended it was the kick's).
+ */
+static enum trigger_wake classify_return(bool moved, bool deadline_passed, bool store_wakes,
 					 const struct wake_sources *before,
 					 const struct wake_sources *after)
 {
-	if (moved) {
-		if (after->wake_nmis != before->wake_nmis)
-			return TRIGGER_WAKE_NMI;
-		if (after->wake_ipis != before->wake_ipis)
-			return TRIGGER_WAKE_IPI;
+	bool interrupted = after->interrupts != before->interrupts || after->nmis != before->nmis;
+
+	if (moved && after->wake_nmis != before->wake_nmis)
+		return TRIGGER_WAKE_NMI;
+	if (moved && after->wake_ipis != before->wake_ipis)
+		return TRIGGER_WAKE_IPI;
+	if (moved && (store_wakes || !interrupted || after->own_kicks != before->own_kicks))
 		return TRIGGER_WAKE_KICK;
-	}
 	if (deadline_passed)
 		return TRIGGER_WAKE_DEADLINE;
-	if (after->interrupts != before->interrupts || after->nmis != before->nmis)
+	if (interrupted)
 		return TRIGGER_WAKE_INTERRUPT;
 	return TRIGGER_WAKE_SPURIOUS;
 }
@@ -192,18 +251,19 @@ static enum trigger_wake classify_return(bool moved, bool deadline_passed,
 /* One wait of @state returned for @wake: count it for the backend, the user, the sequence. */
 static void count_return(struct trigger_wait_state *state, enum trigger_wake wake)
 {
-	struct trigger_user *user = state->trigger->user;
+	struct trigger_user_counters *user = user_counters_here(state->trigger->user);
+	struct trigger_counters *backend = trigger_counters_here(state->backend->id);
 
 	state->waits++;
 	state->returns[wake]++;
 	state->last_return = wake;
 	if (wake == TRIGGER_WAKE_DEADLINE)
 		state->deadlines++;
-	__atomic_fetch_add(&state->backend->counters.waits, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&state->backend->counters.returns[wake], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&backend->waits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&backend->returns[wake], 1, __ATOMIC_RELAXED);
 	if (user) {
-		__atomic_fetch_add(&user->counters.waits, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.returns[wake], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->waits, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&user->returns[wake], 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -213,6 +273,8 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	struct wake_sources before, after;
 	enum trigger_wake wake;
 	uint64_t start, generation;
+	uint32_t sleeps;
+	bool moved, lost;
 
 	if (!state) {
 		report_misuse("wait without a reset", trigger, site, NULL);
@@ -227,17 +289,31 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		return true;
 	}
 	wake_sources_now(&before);
+	sleeps = state->sleeps;
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
-	__atomic_fetch_add(&state->backend->counters.wait_cycles, cycles() - start,
+	__atomic_fetch_add(&trigger_counters_here(state->backend->id)->wait_cycles, cycles() - start,
 			   __ATOMIC_RELAXED);
 	wake_sources_now(&after);
-	wake = classify_return(generation != state->seen,
-			       deadline_cycles && cycles() >= deadline_cycles, &before, &after);
-	state->seen = generation;	/* the implicit reset */
+	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
+	lost = ipi_evidence_judge();
+	moved = generation != state->seen;
+	wake = classify_return(moved, deadline_cycles && cycles() >= deadline_cycles,
+			       state->backend->store_wakes || state->sleeps == sleeps, &before,
+			       &after);
 	count_return(state, wake);
-	return wake != TRIGGER_WAKE_DEADLINE;
+	if (moved && (wake == TRIGGER_WAKE_INTERRUPT || wake == TRIGGER_WAKE_DEADLINE)) {
+		/* Kicked, not woken by it: not a deadline with the work undone. */
+		if (wake == TRIGGER_WAKE_DEADLINE)
+			state->deadlines--;
+		/* Its wake-up not judged lost: it left after that interrupt, the kicker late. */
+		if (!lost)
+			state->kicked_late++;
+	}
+	state->seen = generation;	/* the implicit reset */
+	/* Kicked: not the deadline's return, whatever woke it. */
+	return wake != TRIGGER_WAKE_DEADLINE || moved;
 }
 
 void trigger_core_wait(trigger_t *trigger, void *site)
@@ -285,69 +361,74 @@ void trigger_core_note_late_kicker(trigger_t *trigger, void *site)
 
 /* --- How a sequence ended, per user ------------------------------------------------ */
 
-static void add_to_user(struct trigger_user *user, uint64_t *field, uint64_t amount)
-{
-	if (user && amount)
-		__atomic_fetch_add(field, amount, __ATOMIC_RELAXED);
-}
+/* Add @amount to @field of this CPU's counters of a user (@user NULL: none). */
+#define add_to_user(user, field, amount)                                              \
+	do {                                                                           \
+		struct trigger_user_counters *counters_ = (user);                      \
+		if (counters_ && (amount))                                             \
+			__atomic_fetch_add(&counters_->field, (amount), __ATOMIC_RELAXED); \
+	} while (0)
 
-static bool take_unconfirmed_bit(trigger_t *trigger, unsigned int cpu)
+/* Take one early finish back from the kick's count; false if a kick took them all. */
+static bool take_unconfirmed(trigger_t *trigger)
 {
-	uint64_t bit = 1ull << (cpu % 64);
+	uint64_t left = __atomic_load_n(&trigger->unconfirmed, __ATOMIC_SEQ_CST);
 
-	return __atomic_fetch_and(&trigger->unconfirmed[cpu / 64], ~bit, __ATOMIC_SEQ_CST) & bit;
+	while (left && !__atomic_compare_exchange_n(&trigger->unconfirmed, &left, left - 1, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return left != 0;
 }
 
 /*
  * The sequence's last return did not see a kick, yet the caller found its
  * condition true and finished.  If the generation has moved since, the kick
- * came after all: the waiter was only early.  Otherwise this CPU is marked in
- * the trigger's unconfirmed mask for the kick to confirm (trigger_core_kick).
- * The mark and the kick's generation update are both sequentially
- * consistent RMWs, and each side looks at the other's after its own (the
- * protocol of a halting waiter): either the kick sees the mark, or this CPU
- * sees the kick and takes its mark back.
+ * came after all: the waiter was only early.  Otherwise the sequence is added
+ * to the trigger's count of unconfirmed finishes for the kick to confirm
+ * (trigger_core_kick) - a count, not a bit per CPU: two early finishes of
+ * one CPU before one kick are two.  The add and the kick's generation update
+ * are both sequentially consistent RMWs, and each side looks at the other's
+ * after its own (the protocol of a halting waiter): either the kick sees the
+ * add, or this CPU sees the kick and takes one back.
  */
 static void confirm_later(struct trigger_wait_state *state)
 {
 	trigger_t *trigger = state->trigger;
-	struct trigger_user *user = trigger->user;
-	unsigned int cpu = cpu_id();
+	struct trigger_user_counters *user = user_counters_here(trigger->user);
 
 	if (trigger_moved(trigger, state)) {
-		add_to_user(user, &user->counters.before_its_kick, 1);
+		add_to_user(user, before_its_kick, 1);
 		return;
 	}
-	add_to_user(user, &user->counters.awaiting_kick, 1);
-	__atomic_fetch_or(&trigger->unconfirmed[cpu / 64], 1ull << (cpu % 64), __ATOMIC_SEQ_CST);
+	add_to_user(user, awaiting_kick, 1);
+	__atomic_fetch_add(&trigger->unconfirmed, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&trigger->generation, __ATOMIC_SEQ_CST) != state->seen &&
-	    take_unconfirmed_bit(trigger, cpu)) {
-		__atomic_fetch_sub(&user->counters.awaiting_kick, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.before_its_kick, 1, __ATOMIC_RELAXED);
+	    take_unconfirmed(trigger)) {
+		add_to_user(user, awaiting_kick, -1ull);	/* wraps: the sum is right */
+		add_to_user(user, before_its_kick, 1);
 	}
 }
 
 /* The kick: every CPU marked unconfirmed on @trigger was only early. */
 static void confirm_early_finishers(trigger_t *trigger)
 {
-	struct trigger_user *user = trigger->user;
 	uint64_t confirmed = 0;
 
-	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
-		if (__atomic_load_n(&trigger->unconfirmed[word], __ATOMIC_SEQ_CST))
-			confirmed += cpumask_word_weight_(
-				__atomic_exchange_n(&trigger->unconfirmed[word], 0, __ATOMIC_SEQ_CST));
-	}
+	if (__atomic_load_n(&trigger->unconfirmed, __ATOMIC_SEQ_CST))
+		confirmed = __atomic_exchange_n(&trigger->unconfirmed, 0, __ATOMIC_SEQ_CST);
 	if (confirmed) {
-		__atomic_fetch_sub(&user->counters.awaiting_kick, confirmed, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->counters.before_its_kick, confirmed, __ATOMIC_RELAXED);
+		/* In the kicker's counters: the sums are what is read. */
+		struct trigger_user_counters *user = user_counters_here(trigger->user);
+
+		add_to_user(user, awaiting_kick, -confirmed);
+		add_to_user(user, before_its_kick, confirmed);
 	}
 }
 
 static void account_sequence(struct trigger_wait_state *state)
 {
 	struct trigger_cpu *cpu = &trigger_cpus[cpu_id()];
-	struct trigger_user *user = state->trigger->user;
+	struct trigger_user_counters *user = user_counters_here(state->trigger->user);
 
 	cpu->last = (struct trigger_sequence_record){
 		.backend = state->backend->id,
@@ -358,17 +439,17 @@ static void account_sequence(struct trigger_wait_state *state)
 	memcpy(cpu->last.returns, state->returns, sizeof(cpu->last.returns));
 	if (!user)
 		return;
-	add_to_user(user, &user->counters.sequences, 1);
-	add_to_user(user, &user->counters.sleeps, state->sleeps);
+	add_to_user(user, sequences, 1);
+	add_to_user(user, sleeps, state->sleeps);
 	/* A sequence with a deadline its waiter did not note late reached a deadline. */
 	if (state->deadlines > state->late_kickers)
-		add_to_user(user, &user->counters.reached_deadline, 1);
-	else if (state->late_kickers)
-		add_to_user(user, &user->counters.late_kicker, 1);
+		add_to_user(user, reached_deadline, 1);
+	else if (state->late_kickers || state->kicked_late)
+		add_to_user(user, late_kicker, 1);
 	if (state->waits == 0)
-		add_to_user(user, &user->counters.before_waiting, 1);
+		add_to_user(user, before_waiting, 1);
 	else if (trigger_wake_saw_kick(state->last_return))
-		add_to_user(user, &user->counters.by_kick, 1);
+		add_to_user(user, by_kick, 1);
 	else
 		confirm_later(state);
 }
@@ -457,7 +538,7 @@ static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct tri
 void trigger_core_kick(trigger_t *trigger)
 {
 	struct trigger_counters *counters =
-		&trigger_backends[__atomic_load_n(&current_backend, __ATOMIC_RELAXED)].counters;
+		trigger_counters_here(__atomic_load_n(&current_backend, __ATOMIC_RELAXED));
 	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
 	int mask_order = __ATOMIC_SEQ_CST;
 
@@ -489,6 +570,11 @@ void trigger_core_kick(trigger_t *trigger)
 		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
 		break;
 	}
+	/* This CPU's own count: not a locked add, nothing shares its line. */
+	__atomic_store_n(&trigger_cpus[cpu_id()].kicks, trigger_cpus[cpu_id()].kicks + 1,
+			 __ATOMIC_RELAXED);
+	/* The kick's stamp, which its wake-ups carry to their targets (ipi_evidence.h). */
+	ipi_evidence_kick(trigger->user ? trigger->user->name : NULL);
 	wake_published(trigger->ipi_waiters, arch_trigger_wake_ipi, counters, mask_order);
 	wake_published(trigger->nmi_waiters, arch_trigger_wake_nmi, counters, mask_order);
 	if (trigger->user)
@@ -540,9 +626,24 @@ enum trigger_backend_id trigger_backend_current(void)
 	return __atomic_load_n(&current_backend, __ATOMIC_ACQUIRE);
 }
 
+/* @count u64 fields at @from, summed into @into, of every CPU's share at @offset. */
+static void sum_per_cpu(uint64_t *into, size_t offset, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		into[i] = 0;
+	for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const uint64_t *from = (const uint64_t *)((const char *)&trigger_cpus[cpu] + offset);
+
+		for (size_t i = 0; i < count; i++)
+			into[i] += __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+	}
+}
+
 void trigger_counters_read(enum trigger_backend_id backend, struct trigger_counters *counters)
 {
-	*counters = trigger_backends[backend].counters;
+	_Static_assert(sizeof(*counters) % sizeof(uint64_t) == 0, "counters are u64 fields");
+	sum_per_cpu((uint64_t *)counters, offsetof(struct trigger_cpu, backend[backend]),
+		    sizeof(*counters) / sizeof(uint64_t));
 }
 
 /* "sticky 3 kick 10 ipi 2 ..." for the returns that happened */
@@ -565,10 +666,10 @@ static void report_backends(const char *prefix)
 	static struct trigger_counters reported[TRIGGER_BACKEND_COUNT];
 
 	for (int i = 0; i < TRIGGER_BACKEND_COUNT; i++) {
-		struct trigger_counters now = trigger_backends[i].counters;
-		struct trigger_counters *before = &reported[i];
+		struct trigger_counters now, *before = &reported[i];
 		char returns[160];
 
+		trigger_counters_read(i, &now);
 		if (now.waits == before->waits && now.kicks == before->kicks)
 			continue;
 		format_returns(returns, sizeof(returns), now.returns, before->returns);
@@ -587,12 +688,6 @@ static void report_backends(const char *prefix)
 	}
 }
 
-extern struct trigger_user *const __start_trigger_users[];
-extern struct trigger_user *const __stop_trigger_users[];
-
-#define for_each_trigger_user(user_pointer) \
-	for (struct trigger_user *const *user_pointer = __start_trigger_users; \
-	     user_pointer < __stop_trigger_users; user_pointer++)
 
 struct trigger_user *trigger_user_find(const char *name)
 {
@@ -605,26 +700,21 @@ struct trigger_user *trigger_user_find(const char *name)
 
 void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_counters *counters)
 {
-	struct trigger_user_counters *live = &user->counters;
+	unsigned int slot = 0;
 
-	counters->sequences = __atomic_load_n(&live->sequences, __ATOMIC_RELAXED);
-	counters->before_waiting = __atomic_load_n(&live->before_waiting, __ATOMIC_RELAXED);
-	counters->by_kick = __atomic_load_n(&live->by_kick, __ATOMIC_RELAXED);
-	counters->before_its_kick = __atomic_load_n(&live->before_its_kick, __ATOMIC_RELAXED);
-	counters->awaiting_kick = __atomic_load_n(&live->awaiting_kick, __ATOMIC_RELAXED);
-	counters->reached_deadline = __atomic_load_n(&live->reached_deadline, __ATOMIC_RELAXED);
-	counters->late_kicker = __atomic_load_n(&live->late_kicker, __ATOMIC_RELAXED);
-	counters->waits = __atomic_load_n(&live->waits, __ATOMIC_RELAXED);
-	counters->sleeps = __atomic_load_n(&live->sleeps, __ATOMIC_RELAXED);
-	for (int wake = 0; wake < TRIGGER_WAKE_COUNT; wake++)
-		counters->returns[wake] = __atomic_load_n(&live->returns[wake], __ATOMIC_RELAXED);
+	_Static_assert(sizeof(*counters) % sizeof(uint64_t) == 0, "counters are u64 fields");
+	for_each_trigger_user(listed) {
+		if (*listed == user)
+			slot = (unsigned int)(listed - __start_trigger_users) + 1;
+	}
+	if (!slot || slot > TRIGGER_USERS_MAX) {
+		*counters = (struct trigger_user_counters){ 0 };
+		return;
+	}
+	sum_per_cpu((uint64_t *)counters, offsetof(struct trigger_user_counters, sequences) +
+		    offsetof(struct trigger_cpu, user[slot - 1]),
+		    sizeof(*counters) / sizeof(uint64_t));
 }
-
-/*
- * Indexed like __start_trigger_users; users beyond it are reported in full
- * each time (there are a handful: the converted users and the tests').
- */
-#define REPORTED_USERS_MAX 16
 
 /*
  * The counters are cumulative, so each report prints what moved since the
@@ -633,16 +723,19 @@ void trigger_user_counters_read(struct trigger_user *user, struct trigger_user_c
  */
 static void report_users(const char *prefix)
 {
-	static struct trigger_user_counters reported[REPORTED_USERS_MAX];
+	static struct trigger_user_counters reported[TRIGGER_USERS_MAX];
 	unsigned int index = 0;
 
 	for_each_trigger_user(user) {
-		struct trigger_user_counters now, unreported = { 0 }, *before = &unreported;
+		struct trigger_user_counters now, *before;
 		char returns[160];
 
-		if (index < REPORTED_USERS_MAX)
-			before = &reported[index];
-		index++;
+		if (index++ >= TRIGGER_USERS_MAX) {
+			kprintf("%strigger user %s: not counted (more than %u users)\n", prefix,
+				(*user)->name, TRIGGER_USERS_MAX);
+			continue;
+		}
+		before = &reported[index - 1];
 		trigger_user_counters_read(*user, &now);
 		if (now.sequences == before->sequences && now.waits == before->waits &&
 		    now.awaiting_kick == before->awaiting_kick)
@@ -674,13 +767,6 @@ void trigger_report_usage(const char *prefix)
 
 /* --- Test hooks ---------------------------------------------------------------- */
 
-static const char *const test_break_names[] = {
-	[TRIGGER_BREAK_NONE] = "none",
-	[TRIGGER_BREAK_HALT_WINDOW] = "halt_window",
-	[TRIGGER_BREAK_KICK] = "kick",
-	[TRIGGER_BREAK_KICK_FENCE] = "kick_fence",
-};
-
 bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigned int as_cpu)
 {
 	struct trigger_wait_state state = { .trigger = trigger, .seen = seen };
@@ -692,15 +778,6 @@ bool trigger_test_publish_and_recheck(trigger_t *trigger, uint64_t seen, unsigne
 void trigger_test_unpublish(trigger_t *trigger, unsigned int as_cpu)
 {
 	trigger_unpublish(trigger->ipi_waiters, as_cpu);
-}
-
-int trigger_test_break_from_name(const char *name, size_t length)
-{
-	for (size_t i = 0; i < sizeof(test_break_names) / sizeof(test_break_names[0]); i++) {
-		if (strlen(test_break_names[i]) == length && memcmp(test_break_names[i], name, length) == 0)
-			return (int)i;
-	}
-	return -1;
 }
 
 void trigger_test_set_kick_break(enum trigger_test_break mode)

@@ -3,15 +3,12 @@
  * The trigger's command-line options: the backend and its tuning (trigger=,
  * trigger_spin_ns=, mwait_hint=, read by trigger_boot_init() from kmain),
  * and the test-only switches that break a trigger property on purpose so
- * that the test of that property is seen to fail (test_break=,
- * test_drop_kick=; tests/matrix.cfg has a section for each that expects
- * the failure).  Never for real runs.
+ * that the test of that property is seen to fail (test_break=;
+ * tests/matrix.cfg has a section for each that expects the failure; the
+ * converted users' switches are in kernel/smp/smp_test_seams.c).  Never
+ * for real runs.
  */
 #include <boot/options.h>
-#include <smp/smp.h>
-#include <smp/smp_call.h>
-#include <sync/spinlock.h>
-#include <smp/stop_machine.h>
 #include <sync/trigger_backend.h>
 
 struct trigger_options trigger_options = { .backend = TRIGGER_BACKEND_AUTO };
@@ -44,13 +41,16 @@ static bool parse_mwait_hint(const struct cmdline_word *word, const char **error
 }
 KERNEL_OPTION(mwait_hint, "MWAIT's EAX hint, 0..255 (0: C1)", parse_mwait_hint);
 
-/* The test_break= names outside the trigger core, in TEST_BREAK_* bit order (options.h). */
+/* Every test_break= name, in TEST_BREAK_* bit order (options.h): their one home. */
 static const char *const test_break_names[] = {
 	"cr0_cd",
 	"bochs_monitor_operand",
 	"bochs_wake_ipi",
 	"store_kick_elsewhere",
 	"store_kicker_monitors",
+	"halt_window",
+	"kick",
+	"kick_fence",
 	"example_no_kick",
 	"skip_halt",
 	"nmi_fixup_iret",
@@ -58,15 +58,9 @@ static const char *const test_break_names[] = {
 
 static bool parse_test_break(const struct cmdline_word *word, const char **error)
 {
-	int mode = word->has_value ? trigger_test_break_from_name(word->value, word->value_length)
-				   : -1;
+	int mode = cmdline_value_index(word, test_break_names,
+				       sizeof(test_break_names) / sizeof(test_break_names[0]));
 
-	if (mode >= 0) {
-		kernel_options.test_break = mode;
-		return true;
-	}
-	mode = cmdline_value_index(word, test_break_names,
-				   sizeof(test_break_names) / sizeof(test_break_names[0]));
 	if (mode < 0)
 		return false;
 	kernel_options.test_breaks |= 1u << mode;
@@ -106,52 +100,3 @@ static bool parse_test_late_kicker_us(const struct cmdline_word *word, const cha
 }
 KERNEL_OPTION(test_late_kicker_us, "microseconds, 0..1000000 (0: none)",
 	      parse_test_late_kicker_us);
-
-/*
- * test_drop_kick=call|stop_machine|mcs|bringup: one converted user's kicks
- * are dropped (its setter lives beside its kick), so that the suite that
- * checks that user's waits is seen to fail.
- */
-static bool parse_test_drop_kick(const struct cmdline_word *word, const char **error)
-{
-	static const struct {
-		const char *user;
-		void (*drop)(bool drop);
-	} users[] = {
-		{ "call", smp_call_test_drop_kicks },
-		{ "stop_machine", stop_machine_test_drop_kicks },
-		{ "mcs", spinlock_test_drop_mcs_kicks },
-		{ "bringup", smp_test_drop_bringup_kicks },
-	};
-
-	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
-		if (cmdline_value_is(word, users[i].user)) {
-			users[i].drop(true);
-			return true;
-		}
-	}
-	return false;
-}
-KERNEL_OPTION(test_drop_kick, "call, stop_machine, mcs or bringup (its suite must then fail)",
-	      parse_test_drop_kick);
-
-/*
- * test_late_target=call|stop_machine: once, the CPU that a converted user
- * waits for comes late, past the user's stuck deadline (it holds, interrupts
- * off, until the waiter has reported it), as a vCPU that a loaded host does
- * not run for over a second.  The suite that checks that user must still
- * pass: a deadline that found the work not yet done is a late kicker, not a
- * lost kick (matrix sections late-target-call, late-target-stop-machine).
- */
-static bool parse_test_late_target(const struct cmdline_word *word, const char **error)
-{
-	if (cmdline_value_is(word, "call"))
-		smp_call_test_late_target();
-	else if (cmdline_value_is(word, "stop_machine"))
-		stop_machine_test_late_target();
-	else
-		return false;
-	return true;
-}
-KERNEL_OPTION(test_late_target, "call or stop_machine (its suite must still pass)",
-	      parse_test_late_target);

@@ -69,11 +69,11 @@ void udelay(uint64_t microseconds)
 	ndelay(microseconds * 1000);
 }
 
-bool spin_while_unchanged(const uint64_t *value, uint64_t old, uint64_t timeout_ns)
+bool spin_while_unchanged(uint64_t (*read)(void), uint64_t timeout_ns)
 {
-	uint64_t start = cycles(), wait = ns_to_cycles(timeout_ns);
+	uint64_t start = cycles(), wait = ns_to_cycles(timeout_ns), old = read();
 
-	while (__atomic_load_n(value, __ATOMIC_RELAXED) == old) {
+	while (read() == old) {
 		if (cycles() - start >= wait)
 			return false;
 		cpu_relax();

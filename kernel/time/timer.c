@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <cpu/cpu.h>
+#include <arch/ipi_evidence.h>
 #include <time/time.h>
 #include <time/timer.h>
 
@@ -71,4 +72,7 @@ void timer_tick(void)
 		hook();
 	if (watcher)
 		watcher();
+	/* The one periodic tick: an untimed wait's wake-up gets its probe here. */
+	if (periodic[cpu_id()])
+		ipi_evidence_sweep();
 }

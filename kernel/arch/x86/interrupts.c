@@ -85,6 +85,7 @@ bool interrupt_dispatch(struct interrupt_frame *frame)
 {
 	unsigned int vector = (unsigned int)frame->vector;
 	interrupt_handler_t handler;
+	struct ipi_evidence_witness witness;
 
 	if (vector == EXCEPTION_NMI) {
 		nmi_dispatch(frame);
@@ -110,7 +111,9 @@ bool interrupt_dispatch(struct interrupt_frame *frame)
 	this_cpu()->interrupts++;	/* tells a trigger wait what ended it */
 	handler = __atomic_load_n(&handlers[vector], __ATOMIC_ACQUIRE);
 	if (handler) {
+		ipi_evidence_handler_enter(vector, frame->rflags & RFLAGS_IF, &witness);
 		handler(frame);
+		ipi_evidence_handler_exit(vector, &witness);
 		return false;
 	}
 	/*

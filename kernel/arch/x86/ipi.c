@@ -11,9 +11,10 @@
  */
 #include <cpu/cpu.h>
 #include <arch/ipi.h>
+#include <arch/ipi_evidence.h>
 #include <sync/irq.h>
 #include <log/log.h>
-#include <arch/paging.h>
+#include <mm/memory.h>
 #include <smp/smp.h>
 #include <time/time.h>
 #include <asm/apic.h>
@@ -90,6 +91,21 @@ static void ipi_interrupt(struct interrupt_frame *frame)
 	self->handler_depth--;
 }
 
+void ipi_run_handler(unsigned int vector)
+{
+	struct ipi_cpu *self = this_ipi_cpu();
+	ipi_handler_t handler;
+
+	if (vector < IPI_VECTOR_FIRST || vector > IPI_VECTOR_LAST)
+		return;
+	handler = __atomic_load_n(&handlers[vector - IPI_VECTOR_FIRST], __ATOMIC_ACQUIRE);
+	if (!handler)
+		return;
+	self->handler_depth++;
+	handler();
+	self->handler_depth--;
+}
+
 void ipi_init(void)
 {
 	int expected = IPI_UNINITIALISED;
@@ -115,6 +131,7 @@ void ipi_init(void)
 			ktap_note("ipi: vector 0x%x already has a handler; its IPIs bypass ipi.c",
 				  vector);
 	}
+	ipi_evidence_init();
 	__atomic_store_n(&init_state, IPI_READY, __ATOMIC_RELEASE);
 }
 

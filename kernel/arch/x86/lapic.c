@@ -100,6 +100,18 @@ void lapic_eoi(void)
 	lapic_write(REGISTER_EOI, 0);
 }
 
+/* ISR and IRR: eight 32-bit registers each, 0x10 apart (SDM vol 3, 12.8.4). */
+#define REGISTER_IN_SERVICE		0x100
+#define REGISTER_REQUEST		0x200
+
+bool lapic_vector_requested_or_in_service(unsigned int vector)
+{
+	uint32_t offset = (vector / 32) * 0x10, bit = 1u << (vector % 32);
+
+	return ((lapic_read(REGISTER_REQUEST + offset) | lapic_read(REGISTER_IN_SERVICE + offset)) &
+		bit) != 0;
+}
+
 unsigned long lapic_error_count(void)
 {
 	return __atomic_load_n(&error_count, __ATOMIC_RELAXED);

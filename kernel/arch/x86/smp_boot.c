@@ -24,6 +24,7 @@
 #include <boot/boot.h>
 #include <cpu/cpu.h>
 #include <arch/hypervisor.h>
+#include <arch/ipi_evidence.h>
 #include <log/log.h>
 #include <mm/memory.h>
 #include <boot/options.h>
@@ -314,6 +315,7 @@ static void wake_interrupt(struct interrupt_frame *frame)
 	cpu->wake_interrupted_rflags = frame->rflags;
 	cpu->wake_interrupted_rip = frame->rip;
 	cpu->wake_interrupts++;
+	ipi_evidence_arrived(IPI_EVIDENCE_WAKE);
 	lapic_eoi();
 }
 

@@ -125,7 +125,8 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		trigger_count_sleep(state);
 		mwait(trigger_mwait_hint, trigger_monitor_store_only ? 0 : trigger_interrupt_break());
 	} else {
-		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
+				   __ATOMIC_RELAXED);
 		cpu_relax();
 		slept = false;
 	}
@@ -210,7 +211,8 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	 * an NMI): spin there.
 	 */
 	if (in_nmi() || deadline) {
-		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
+				   __ATOMIC_RELAXED);
 		cpu_relax();
 		return;
 	}
@@ -302,7 +304,8 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 		trigger_count_sleep(state);
 		mwaitx(trigger_mwait_hint, trigger_interrupt_break(), 0);
 	} else {
-		__atomic_fetch_add(&state->backend->counters.spin_fallbacks, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
+				   __ATOMIC_RELAXED);
 		cpu_relax();
 		slept = false;
 	}
@@ -360,16 +363,16 @@ const char *trigger_backend_memory_refusal(enum trigger_backend_id backend)
 /* --- The table -------------------------------------------------------------------- */
 
 struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT] = {
-	[TRIGGER_BACKEND_SPIN] = { TRIGGER_BACKEND_SPIN, "spin", NULL, spin_wait, { 0 } },
+	[TRIGGER_BACKEND_SPIN] = { TRIGGER_BACKEND_SPIN, "spin", NULL, spin_wait, true },
 	[TRIGGER_BACKEND_MWAIT] = { TRIGGER_BACKEND_MWAIT, "mwait", mwait_unavailable, mwait_wait,
-				    { 0 } },
-	[TRIGGER_BACKEND_HLT] = { TRIGGER_BACKEND_HLT, "hlt", NULL, hlt_wait, { 0 } },
+				    true },
+	[TRIGGER_BACKEND_HLT] = { TRIGGER_BACKEND_HLT, "hlt", NULL, hlt_wait, false },
 	[TRIGGER_BACKEND_ADAPTIVE] = { TRIGGER_BACKEND_ADAPTIVE, "adaptive", NULL, adaptive_wait,
-				       { 0 } },
+				       false },
 	[TRIGGER_BACKEND_MWAITX] = { TRIGGER_BACKEND_MWAITX, "mwaitx", mwaitx_unavailable,
-				     mwaitx_wait, { 0 } },
+				     mwaitx_wait, true },
 	[TRIGGER_BACKEND_UMWAIT] = { TRIGGER_BACKEND_UMWAIT, "umwait", umwait_unavailable,
-				     umwait_wait, { 0 } },
+				     umwait_wait, true },
 };
 
 /* --- Boot: measure, then choose ------------------------------------------------------ */

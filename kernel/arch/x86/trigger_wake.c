@@ -21,6 +21,7 @@
 #include <log/console.h>
 #include <cpu/cpu.h>
 #include <arch/hypervisor.h>
+#include <arch/ipi_evidence.h>
 #include <log/log.h>
 #include <smp/smp.h>
 #include <lib/string.h>
@@ -70,8 +71,15 @@ static bool injected_failure(void)
 
 static bool send_wake(unsigned int cpu, uint32_t command)
 {
+	enum ipi_evidence_kind kind = (command & APIC_DELIVERY_NMI) == APIC_DELIVERY_NMI
+					      ? IPI_EVIDENCE_NMI : IPI_EVIDENCE_WAKE;
+
+	ipi_evidence_send_begin(kind, cpu);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (!injected_failure() && lapic_send_ipi(cpus[cpu].apic_id, command)) {
+		if (!injected_failure() && (ipi_evidence_should_lose(kind, cpu) ||
+					    lapic_send_ipi(cpus[cpu].apic_id, command))) {
+			/* After the ICR write completed: the post-ICR stamp. */
+			ipi_evidence_sent(kind, cpu);
 			if (attempt)
 				__atomic_fetch_add(&wake_sends.retried, 1, __ATOMIC_RELAXED);
 			return true;
@@ -210,6 +218,8 @@ static bool trigger_nmi(struct interrupt_frame *frame)
 	const char *window_end = halt_window_end_for(frame->rip);
 	bool ours = false;
 
+	/* Any NMI covers every wake NMI sent before it: they latch one and merge. */
+	ipi_evidence_arrived(IPI_EVIDENCE_NMI);
 	/*
 	 * One of ours if a kick sent it.  A wake NMI can come late (the waiter
 	 * woke another way first) or merge with another NMI (one can be pending
@@ -274,6 +284,7 @@ static void report_dropped_wakes(const char *prefix)
 void arch_trigger_report(const char *prefix)
 {
 	report_dropped_wakes(prefix);
+	ipi_evidence_report(prefix);
 	trigger_bochs_report(prefix);
 }
 

@@ -85,6 +85,13 @@ void ipi_vector_free(unsigned int vector);
 bool ipi_in_handler(void);
 
 /**
+ * ipi_run_handler - run @vector's handler here, interrupts off, as its IPI
+ * would have: for an IPI judged lost (ipi_evidence.h), so that the run
+ * goes on to report the loss instead of hanging on it
+ */
+void ipi_run_handler(unsigned int vector);
+
+/**
  * ipi_send - send fixed-vector IPI @vector (32..255) to logical CPU @cpu
  * (which may be the caller)
  *

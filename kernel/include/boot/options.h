@@ -82,9 +82,7 @@ struct kernel_options {
 					 * path of an AP that does not come up); 0: none */
 	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
 					 * online, so that the BSP's bring-up wait really waits */
-	int test_break;			/* test_break=halt_window|kick|kick_fence: enum
-					 * trigger_test_break, applied by the trigger tests */
-	unsigned int test_breaks;	/* test_break= outside the trigger core: TEST_BREAK_* */
+	unsigned int test_breaks;	/* test_break=: TEST_BREAK_* bits (its one home) */
 	unsigned int test_late_waiter_us; /* test_late_waiter_us=N: the trigger suite's remote
 					 * waiters pause N us between "about to wait" and their
 					 * first wait, as a descheduled vCPU does */
@@ -97,10 +95,10 @@ struct kernel_options {
 extern struct kernel_options kernel_options;
 
 /*
- * The test_break= names outside the trigger core (whose own are enum
- * trigger_test_break): each breaks one property on purpose so that its
- * test is seen failing; the matrix has a section for each that expects the
- * failure.  Never for real runs.
+ * The test_break= switches, named in this bit order by trigger_options.c:
+ * each breaks one property on purpose so that its test is seen failing;
+ * the matrix has a section for each that expects the failure.  Never for
+ * real runs.
  */
 #define TEST_BREAK_CR0_CD			(1u << 0)	/* cr0_cd: an AP sets CR0.CD, NW */
 #define TEST_BREAK_BOCHS_MONITOR_OPERAND	(1u << 1)	/* no INVLPG before MONITOR */
@@ -108,11 +106,17 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_STORE_KICK_ELSEWHERE		(1u << 3)	/* the store test's kicker stores
 								 * to another line */
 #define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
-#define TEST_BREAK_EXAMPLE_NO_KICK		(1u << 5)	/* tests/example.c: replies
+#define TEST_BREAK_HALT_WINDOW			(1u << 5)	/* the interrupts-on halt window
+								 * unmarked (the trigger tests) */
+#define TEST_BREAK_KICK				(1u << 6)	/* the trigger tests' kicks do
+								 * nothing */
+#define TEST_BREAK_KICK_FENCE			(1u << 7)	/* their generation update a
+								 * plain store, unfenced */
+#define TEST_BREAK_EXAMPLE_NO_KICK		(1u << 8)	/* tests/example.c: replies
 								 * without their kick */
-#define TEST_BREAK_SKIP_HALT			(1u << 6)	/* skip_halt: the halting backends
+#define TEST_BREAK_SKIP_HALT			(1u << 9)	/* skip_halt: the halting backends
 								 * never execute their HLT */
-#define TEST_BREAK_NMI_FIXUP_IRET		(1u << 7)	/* nmi_fixup_iret: a fault fixed
+#define TEST_BREAK_NMI_FIXUP_IRET		(1u << 10)	/* nmi_fixup_iret: a fault fixed
 								 * up in an NMI handler returns
 								 * with IRET */
 

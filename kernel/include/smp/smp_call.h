@@ -122,10 +122,12 @@ bool smp_call_in_handler(void);
  * @run:		calls run on a target
  * @polled:		of those, run by smp_call_poll() or a waiter's poll, not an IPI
  * @local:		calls the caller ran on itself
- * @stuck_reports:	stuck calls reported (and IPIs re-sent)
+ * @stuck_reports:	stuck calls reported (and their targets probed: ipi_evidence.h)
  * @refused:		calls refused as deadlock-prone
  * @errors:		descriptors found not pending or on the wrong CPU (bugs)
  * @dropped_ipis:	IPIs withheld on purpose by smp_call_test_drop_next_ipi()
+ * @without_kick:	calls run whose target made no kick for them (yet): counted
+ *			per call, so that no other call's kick can stand in for one
  */
 struct smp_call_stats {
 	uint64_t queued;
@@ -138,6 +140,7 @@ struct smp_call_stats {
 	uint64_t refused;
 	uint64_t errors;
 	uint64_t dropped_ipis;
+	uint64_t without_kick;
 };
 
 /** smp_call_stats_read - the counters as they are now (not a consistent snapshot) */
@@ -153,23 +156,8 @@ uint64_t smp_call_set_stuck_deadline(uint64_t nanoseconds);
 /**
  * smp_call_test_drop_next_ipi - withhold the next call IPI any CPU would
  * send, as if it were lost, so that a test can see the stuck-call path
- * report it and send it again
+ * report it and the evidence judge it lost
  */
 void smp_call_test_drop_next_ipi(void);
-
-/**
- * smp_call_test_drop_kicks - test_drop_kick=call: targets clear a waited
- * call's flag but do not kick its caller's trigger, so that the suites that
- * check the caller's waits are seen to fail
- */
-void smp_call_test_drop_kicks(bool drop);
-
-/**
- * smp_call_test_late_target - test_late_target=call: the next call that a
- * caller waits for is run late, only once its caller has reported it stuck,
- * so that the suites that check the caller's waits see a deadline that
- * found the call not yet run (a late target, not a lost kick)
- */
-void smp_call_test_late_target(void);
 
 #endif /* TRIGOS_SMP_CALL_H */

@@ -91,19 +91,4 @@ void stop_machine_stats_read(struct stop_machine_stats *stats);
 /** stop_machine_set_stuck_deadline - for tests; returns the old deadline */
 uint64_t stop_machine_set_stuck_deadline(uint64_t nanoseconds);
 
-/**
- * stop_machine_test_drop_kicks - test_drop_kick=stop_machine: state changes
- * are not kicked, so that the suite that checks the waits is seen to fail
- * (the CPUs that do not watch then sleep until the watchdog's NMI)
- */
-void stop_machine_test_drop_kicks(bool drop);
-
-/**
- * stop_machine_test_late_target - test_late_target=stop_machine: in the
- * next stop_machine one CPU other than the caller joins late, only once the
- * caller has reported it, so that the suite's last case sees a deadline
- * that found the state unchanged (a late CPU, not a lost kick)
- */
-void stop_machine_test_late_target(void);
-
 #endif /* TRIGOS_STOP_MACHINE_H */

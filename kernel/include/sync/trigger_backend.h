@@ -84,13 +84,13 @@ struct trigger_counters {
  *    the end of a suite, when every kicker is done, each of these is a
  *    sequence that ended without its kick: one rescued by something else.
  * reached_deadline counts the sequences in which some wait returned at its
- * deadline after the work it waited for was done: for a converted user,
- * whose only deadline is its stuck-CPU report, each is a kick that did not
- * end its wait, a failure.  late_kicker counts the other sequences that
- * reached a deadline: each one's waiter found the work not yet done there
- * (trigger_note_late_kicker()), as when the host has not run the CPU that
- * does it; how the sequence ended is still counted above, and its kick
- * must still come.
+ * deadline with no kick yet (not noted by trigger_note_late_kicker()).
+ * late_kicker counts the sequences in which a wait was kicked but ended by
+ * its timer or another interrupt, its wake-up not judged lost by the
+ * evidence (arch/ipi_evidence.h: the kicker was not run between its
+ * generation add and its ICR write), or whose deadline its waiter noted as
+ * before the work (trigger_note_late_kicker()).  Neither is a verdict: a
+ * wake-up that did not come is judged lost or late by the evidence alone.
  */
 struct trigger_user_counters {
 	uint64_t sequences;
@@ -107,8 +107,15 @@ struct trigger_user_counters {
 
 struct trigger_user {
 	const char *name;
-	struct trigger_user_counters counters;
+	/*
+	 * Its slot, plus one, in every CPU's counters (kernel/sync/trigger.c):
+	 * counted per CPU, summed when read; 0 until its first use.
+	 */
+	unsigned int slot;
 };
+
+/* Users a CPU keeps counters for; beyond them a user's waits are not counted (said at boot). */
+#define TRIGGER_USERS_MAX	16
 
 /*
  * DEFINE_TRIGGER_USER(var, "name") defines a user and lists it (a pointer
@@ -234,13 +241,13 @@ void trigger_abandon_sequences(unsigned int depth);
 /* --- Test hooks ------------------------------------------------------------ */
 
 /*
- * test_break=: a property of the trigger core that a test run breaks on
- * purpose, so that the tests of that property are seen to fail (matrix
- * sections expect it).  The tests apply it only around their own waits.
+ * What the trigger core's kicks do under a test that breaks them on purpose
+ * (test_break=kick, kick_fence: options.h), so that the tests of that
+ * property are seen to fail (matrix sections expect it).  The tests apply
+ * it only around their own waits.
  */
 enum trigger_test_break {
 	TRIGGER_BREAK_NONE,
-	TRIGGER_BREAK_HALT_WINDOW,	/* the interrupts-on halt window unmarked: the old halt */
 	TRIGGER_BREAK_KICK,		/* trigger_kick() does nothing */
 	TRIGGER_BREAK_KICK_FENCE,	/* the kick's generation update is a plain store, unfenced */
 };
@@ -262,9 +269,6 @@ unsigned long trigger_own_cpu_published(unsigned int cpu);
 struct trigger;
 bool trigger_test_publish_and_recheck(struct trigger *trigger, uint64_t seen, unsigned int as_cpu);
 void trigger_test_unpublish(struct trigger *trigger, unsigned int as_cpu);
-
-/** trigger_test_break_from_name - the break named @name (@length bytes), or -1 */
-int trigger_test_break_from_name(const char *name, size_t length);
 
 /**
  * trigger_test_set_kick_break - test only: make every kick from now on

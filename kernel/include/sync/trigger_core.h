@@ -24,8 +24,14 @@ struct trigger_wait_state {
 	struct trigger_backend *backend;	/* bound at reset */
 	uint64_t seen;				/* the generation this waiter has seen */
 	bool irqs_were_enabled;			/* at the reset */
-	uint32_t deadlines;			/* waits that returned at their deadline */
+	uint32_t deadlines;			/* waits that returned at their deadline, unkicked */
 	uint32_t late_kickers;			/* of those, noted as before the work */
+	/*
+	 * Waits kicked but ended by their timer or another interrupt, with no
+	 * wake-up judged lost: the kick's wake-up left after that interrupt
+	 * (a kicker not run between its generation add and its ICR write).
+	 */
+	uint32_t kicked_late;
 	void *reset_site;
 	/* What this sequence's waits did, for the counters (trigger_backend.h). */
 	uint32_t waits;
@@ -45,8 +51,17 @@ struct trigger_backend {
 	 * if non-zero).  Called and returns with interrupts disabled.
 	 */
 	void (*wait)(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline_cycles);
-	struct trigger_counters counters;
+	/* The kick's store itself ends its waits (spin, MONITOR): no wake interrupt needed. */
+	bool store_wakes;
 };
+
+/*
+ * This CPU's counters of @backend (trigger_backend.h): each CPU counts in
+ * its own cache lines, and trigger_counters_read() sums them, so that no
+ * wait or kick adds to a line another CPU writes.  A locked add still: an
+ * NMI handler on this CPU may count in the middle.
+ */
+struct trigger_counters *trigger_counters_here(enum trigger_backend_id backend);
 
 /* The architecture's ways of waiting, indexed by id (x86: trigger_backends.c). */
 extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
@@ -55,7 +70,7 @@ extern struct trigger_backend trigger_backends[TRIGGER_BACKEND_COUNT];
 static inline void trigger_count_sleep(struct trigger_wait_state *state)
 {
 	state->sleeps++;
-	__atomic_fetch_add(&state->backend->counters.sleeps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&trigger_counters_here(state->backend->id)->sleeps, 1, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t trigger_generation(const trigger_t *trigger)

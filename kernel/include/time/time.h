@@ -55,10 +55,11 @@ void ndelay(uint64_t nanoseconds);
 void udelay(uint64_t microseconds);
 
 /**
- * spin_while_unchanged - spin while *@value (another CPU's counter) still
- * equals @old, for at most @timeout_ns; whether it changed
+ * spin_while_unchanged - spin while what @read returns (other CPUs'
+ * counters) stays what it returned first, for at most @timeout_ns; whether
+ * it changed
  */
-bool spin_while_unchanged(const uint64_t *value, uint64_t old, uint64_t timeout_ns);
+bool spin_while_unchanged(uint64_t (*read)(void), uint64_t timeout_ns);
 
 /** tsc_calibrate - find the TSC frequency; says which source it used */
 void tsc_calibrate(void);

@@ -50,6 +50,12 @@ uint32_t lapic_id(void);
 /** lapic_eoi - signal end of interrupt for the in-service vector */
 void lapic_eoi(void);
 
+/**
+ * lapic_vector_requested_or_in_service - whether this CPU's IRR or ISR holds
+ * @vector (16..255): an interrupt of it pending or being handled
+ */
+bool lapic_vector_requested_or_in_service(unsigned int vector);
+
 /* IPI delivery modes (SDM vol 3, 12.6.1, ICR bits 10:8). */
 #define APIC_DELIVERY_FIXED	(0u << 8)
 #define APIC_DELIVERY_NMI	(4u << 8)

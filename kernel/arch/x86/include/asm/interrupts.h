@@ -84,6 +84,21 @@ const char *exception_name(unsigned int vector);
  */
 bool interrupt_dispatch(struct interrupt_frame *frame);
 
+/*
+ * What a handler's entry from interrupts-on code proves about the IPIs sent
+ * to this CPU (ipi_evidence.c): interrupt_dispatch() brackets every handler
+ * with these two.
+ */
+struct ipi_evidence_witness {
+	bool valid;
+	uint64_t tsc;
+	uint64_t sent[2];	/* IPI_EVIDENCE_WAKE, IPI_EVIDENCE_CALL */
+};
+
+void ipi_evidence_handler_enter(unsigned int vector, bool from_irqs_on,
+				struct ipi_evidence_witness *witness);
+void ipi_evidence_handler_exit(unsigned int vector, const struct ipi_evidence_witness *witness);
+
 struct recovery_context;
 
 /**

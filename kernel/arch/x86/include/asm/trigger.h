@@ -37,11 +37,11 @@ struct trigger {
 	uint64_t nmi_waiters[TRIGGER_MASK_WORDS];
 	/*
 	 * The accounting of converted users (trigger_backend.h): who waits on
-	 * this trigger, and the CPUs whose last sequence here ended before its
-	 * kick was seen, for the kick to confirm.
+	 * this trigger, and how many sequences here ended before their kick was
+	 * seen, for the next kick to confirm.
 	 */
 	struct trigger_user *user;
-	uint64_t unconfirmed[TRIGGER_MASK_WORDS];
+	uint64_t unconfirmed;
 } __attribute__((aligned(TRIGGER_CACHE_LINE)));
 
 typedef struct trigger trigger_t;

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TRIGOS_SMP_TEST_SEAMS_H
+#define TRIGOS_SMP_TEST_SEAMS_H
+/*
+ * The test-only switches of smp_call and stop_machine, each subsystem's
+ * behind one named hook that its production code calls and that
+ * kernel/smp/smp_test_seams.c implements with the switches' options
+ * (test_drop_kick=call|call_once|stop_machine, test_late_target=): the
+ * switches, their state and their holds live there, not in the call loop.
+ * With no switch given each hook returns at once, kicking.  Never for real
+ * runs; tests/matrix.cfg has a section for each switch.
+ */
+
+#include <stdbool.h>
+#include <smp/smp_call.h>
+
+/**
+ * smp_call_test_seam - smp_call's one seam: a target is about to run a
+ * call of @function from @source (@waited: its caller waits for it); may
+ * hold first (test_late_target=call), and returns false if the call's
+ * kick is to be dropped (test_drop_kick=call, call_once)
+ */
+bool smp_call_test_seam(unsigned int source, bool waited, smp_call_func_t function);
+
+enum stop_machine_test_point {
+	STOP_MACHINE_TEST_JOIN,		/* a CPU other than the caller joins */
+	STOP_MACHINE_TEST_KICK,		/* a state change is about to be kicked */
+};
+
+/**
+ * stop_machine_test_seam - stop_machine's one seam, at @point: a joining
+ * CPU may hold first (test_late_target=stop_machine); returns false if the
+ * state change's kick is to be dropped (test_drop_kick=stop_machine)
+ */
+bool stop_machine_test_seam(enum stop_machine_test_point point);
+
+#endif /* TRIGOS_SMP_TEST_SEAMS_H */

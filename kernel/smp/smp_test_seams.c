@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The test-only switches of smp_call and stop_machine behind their seams
+ * (smp/smp_test_seams.h): what each switch breaks or delays, and its
+ * option.  Never for real runs.
+ */
+#include <cpu/cpu.h>
+#include <log/log.h>
+#include <boot/options.h>
+#include <smp/smp_test_seams.h>
+#include <sync/spinlock.h>
+#include <smp/smp.h>
+#include <smp/stop_machine.h>
+#include <log/symbols.h>
+#include <time/time.h>
+
+enum drop_mode {
+	DROP_NONE,
+	DROP_ALL,	/* test_drop_kick=call, stop_machine: every kick */
+	DROP_ONCE,	/* test_drop_kick=call_once: the first waited call's only */
+};
+
+static int call_drop, stop_machine_drop;
+static bool call_late_target, stop_machine_late_target;	/* test_late_target=: once */
+
+/*
+ * A target the host does not run holds, interrupts off, until the user's
+ * stuck reports move - its caller has reported it - or five stuck deadlines
+ * have passed (spin_while_unchanged()).
+ */
+static uint64_t call_stuck_reports(void)
+{
+	struct smp_call_stats stats;
+
+	smp_call_stats_read(&stats);
+	return stats.stuck_reports;
+}
+
+static uint64_t stop_machine_stuck_reports(void)
+{
+	struct stop_machine_stats stats;
+
+	stop_machine_stats_read(&stats);
+	return stats.stuck_reports;
+}
+
+bool smp_call_test_seam(unsigned int source, bool waited, smp_call_func_t function)
+{
+	char name[96];
+	bool reported;
+
+	if (waited && __atomic_load_n(&call_late_target, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&call_late_target, false, __ATOMIC_RELAXED)) {
+		reported = spin_while_unchanged(call_stuck_reports, 5 * SMP_CALL_STUCK_DEADLINE_NS);
+		ktap_note("smp_call: cpu %u: test_late_target: runs the call of %s from cpu %u %s",
+			  cpu_id(), symbol_format((uint64_t)function, name, sizeof(name)), source,
+			  reported ? "late, after its caller's stuck report"
+				   : "late, but no stuck report came");
+	}
+	switch (__atomic_load_n(&call_drop, __ATOMIC_RELAXED)) {
+	case DROP_ALL:
+		return false;
+	case DROP_ONCE:
+		if (!waited)
+			return true;
+		return __atomic_exchange_n(&call_drop, DROP_NONE, __ATOMIC_RELAXED) != DROP_ONCE;
+	default:
+		return true;
+	}
+}
+
+bool stop_machine_test_seam(enum stop_machine_test_point point)
+{
+	bool reported;
+
+	if (point == STOP_MACHINE_TEST_KICK)
+		return __atomic_load_n(&stop_machine_drop, __ATOMIC_RELAXED) != DROP_ALL;
+	if (__atomic_load_n(&stop_machine_late_target, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&stop_machine_late_target, false, __ATOMIC_RELAXED)) {
+		reported = spin_while_unchanged(stop_machine_stuck_reports,
+						5 * STOP_MACHINE_STUCK_DEADLINE_NS);
+		ktap_note("stop_machine: cpu %u: test_late_target: joins late, %s", cpu_id(),
+			  reported ? "after the caller's stuck report" : "but no stuck report came");
+	}
+	return true;
+}
+
+/*
+ * test_drop_kick=call|call_once|stop_machine|mcs|bringup: one converted
+ * user's kicks are dropped, so that the suite that checks that user's waits
+ * is seen to fail.  call_once drops one waited call's kick only: the next
+ * call's kick of the same per-CPU trigger then "confirms" it to the
+ * trigger's own count, and only the per-call count of smp_call catches it.
+ */
+static void drop_all_mcs(void)
+{
+	spinlock_test_drop_mcs_kicks(true);
+}
+
+static void drop_all_bringup(void)
+{
+	smp_test_drop_bringup_kicks(true);
+}
+
+static bool parse_test_drop_kick(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "call"))
+		call_drop = DROP_ALL;
+	else if (cmdline_value_is(word, "call_once"))
+		call_drop = DROP_ONCE;
+	else if (cmdline_value_is(word, "stop_machine"))
+		stop_machine_drop = DROP_ALL;
+	else if (cmdline_value_is(word, "mcs"))
+		drop_all_mcs();
+	else if (cmdline_value_is(word, "bringup"))
+		drop_all_bringup();
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(test_drop_kick, "call, call_once, stop_machine, mcs or bringup (its suite must "
+			      "then fail)", parse_test_drop_kick);
+
+/*
+ * test_late_target=call|stop_machine: once, the CPU that a converted user
+ * waits for comes late, past the user's stuck deadline (it holds, interrupts
+ * off, until the waiter has reported it), as a vCPU that a loaded host does
+ * not run for over a second.  The suite that checks that user must still
+ * pass: the deadline decides nothing, and the evidence finds the IPI late,
+ * not lost (matrix sections late-target-call, late-target-stop-machine).
+ */
+static bool parse_test_late_target(const struct cmdline_word *word, const char **error)
+{
+	if (cmdline_value_is(word, "call"))
+		call_late_target = true;
+	else if (cmdline_value_is(word, "stop_machine"))
+		stop_machine_late_target = true;
+	else
+		return false;
+	return true;
+}
+KERNEL_OPTION(test_late_target, "call or stop_machine (its suite must still pass)",
+	      parse_test_late_target);
