@@ -220,9 +220,12 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 			    uint64_t budget_ns, unsigned int window_share,
 			    unsigned long enough_lost, struct torture_totals *totals)
 {
-	uint64_t start = now_ns();
+	uint64_t start = now_ns(), kick_delay_span_ns;
 
 	ASSERT_TRUE(trigger_backend_set(backend));
+	kick_delay_span_ns = 3 * trigger_spin_budget_ns();
+	if (kick_delay_span_ns < 60000)
+		kick_delay_span_ns = 60000;
 	for (unsigned long round = 1; round <= rounds && now_ns() - start < budget_ns &&
 	     !(enough_lost && round_state.lost >= enough_lost); round++) {
 		int waiter = random_cpu(may_wait, 0), kicker;
@@ -234,8 +237,13 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		round_state.waiter_done = false;
 		round_state.ready = 0;
 		round_state.interrupts_off = test_random() % 2;
-		/* 0-60 us: before, inside and after the 20 us window */
-		round_state.kick_delay_ns = (unsigned int)(test_random() % 60000);
+		/*
+		 * Before, inside and after the 20 us window and the adaptive
+		 * backend's spin phase (measured at boot: 20-60 us under TCG):
+		 * 0 to three spin budgets, at least 60 us, so that adaptive's
+		 * waiters also reach their halt in most rounds.
+		 */
+		round_state.kick_delay_ns = (unsigned int)(test_random() % kick_delay_span_ns);
 		/* Only halting backends have the window; elsewhere the kicker kicks. */
 		round_state.kick_in_window = window_share && test_random() % window_share == 0 &&
 					     (backend == TRIGGER_BACKEND_HLT ||
