@@ -785,17 +785,10 @@ static unsigned int gas_width_bytes(const struct acpi_generic_address *gas,
 	return bytes;
 }
 
-int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
-		    struct acpi_gas_access *out)
+/* Where @bytes-wide accesses to @gas go; the address space's own limits checked. */
+static int gas_place(const struct acpi_generic_address *gas, unsigned int bytes,
+		     struct acpi_gas_access *out)
 {
-	unsigned int bytes;
-
-	if (!gas || !out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	if (gas->address == 0)
-		return ACPI_ERROR_NOT_FOUND;
-	bytes = gas_width_bytes(gas, default_bytes);
 	if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
 		return ACPI_ERROR_MALFORMED;
 	out->space_id = gas->space_id;
@@ -825,6 +818,125 @@ int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default
 	default:
 		return ACPI_ERROR_MALFORMED;
 	}
+}
+
+int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
+		    struct acpi_gas_access *out)
+{
+	if (!gas || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	return gas_place(gas, gas_width_bytes(gas, default_bytes), out);
+}
+
+/*
+ * The access width ACPICA gives a register (hwregs.c,
+ * acpi_hw_get_access_bit_width()): a GAS in "register" form - bit offset 0
+ * and a bit width of 8, 16, 32 or 64 - is accessed at its bit width and its
+ * access size is ignored; otherwise (a "region") the access size decides,
+ * or, when that is undefined, the smallest power of two covering offset and
+ * width, narrowed until the address is aligned to it.  I/O is at most 32
+ * bits wide, and no access exceeds @max_bits.
+ */
+static unsigned int register_access_bits(const struct acpi_generic_address *gas,
+					 unsigned int bit_width, unsigned int max_bits)
+{
+	unsigned int bits;
+
+	if (gas->bit_offset == 0 &&
+	    (bit_width == 8 || bit_width == 16 || bit_width == 32 || bit_width == 64)) {
+		bits = bit_width;
+	} else if (gas->access_size != ACPI_GAS_ACCESS_UNDEFINED) {
+		if (gas->access_size > ACPI_GAS_ACCESS_QWORD)
+			return 0;
+		bits = 8u << (gas->access_size - 1);
+	} else {
+		bits = 8;
+		while (bits < gas->bit_offset + bit_width && bits < 64)
+			bits *= 2;
+		while (bits > 8 && gas->address % (bits / 8))
+			bits /= 2;
+	}
+	if (gas->space_id == ACPI_GAS_SYSTEM_IO && max_bits > 32)
+		max_bits = 32;
+	return bits < max_bits ? bits : max_bits;
+}
+
+int acpi_gas_register_access(const struct acpi_generic_address *gas, unsigned int max_bytes,
+			     struct acpi_gas_access *out)
+{
+	if (!gas || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	out->stated_bit_width = gas->bit_width;
+	return gas_place(gas, register_access_bits(gas, gas->bit_width, max_bytes * 8) / 8, out);
+}
+
+const char *acpi_fadt_register_name(enum acpi_fadt_register which)
+{
+	switch (which) {
+	case ACPI_FADT_PM1A_CONTROL:
+		return "PM1a_CNT";
+	case ACPI_FADT_PM1B_CONTROL:
+		return "PM1b_CNT";
+	case ACPI_FADT_PM_TIMER:
+		return "PM_TMR";
+	case ACPI_FADT_RESET:
+		return "RESET_REG";
+	}
+	return "?";
+}
+
+int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
+			      struct acpi_gas_access *out)
+{
+	const struct acpi_generic_address *gas;
+	unsigned int width;
+
+	if (!fadt || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	/*
+	 * The width each register must have.  ACPICA replaces any other stated
+	 * width by these before accessing them (tbfadt.c,
+	 * acpi_tb_setup_fadt_registers(): "Invalid length for FADT/%s: %u, using
+	 * default %u"); the FADT itself mandates them: PM1x_CNT is 2 bytes
+	 * (PM1_CNT_LEN, ACPI 6.5 4.8.3.2.1), the PM timer 4 (PM_TMR_LEN, 4.8.3.3:
+	 * a 32-bit register whatever TMR_VAL_EXT says of its counting bits),
+	 * RESET_REG 8 bits (4.8.3.6; ACPICA's acpi_reset() writes an I/O reset
+	 * register as one byte whatever the GAS says).
+	 */
+	switch (which) {
+	case ACPI_FADT_PM1A_CONTROL:
+		gas = &fadt->pm1a_control;
+		width = 16;
+		break;
+	case ACPI_FADT_PM1B_CONTROL:
+		gas = &fadt->pm1b_control;
+		width = 16;
+		break;
+	case ACPI_FADT_PM_TIMER:
+		gas = &fadt->pm_timer;
+		width = 32;
+		break;
+	case ACPI_FADT_RESET:
+		if (!fadt->has_reset_register)
+			return ACPI_ERROR_NOT_FOUND;
+		gas = &fadt->reset_register;
+		width = 8;
+		break;
+	default:
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	}
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	out->stated_bit_width = gas->bit_width;
+	out->width_corrected = gas->bit_width != width;
+	return gas_place(gas, register_access_bits(gas, width, 64) / 8, out);
 }
 
 /*

@@ -457,6 +457,9 @@ struct acpi_generic_address {
  * @bytes:	the access width: 1, 2, 4 or 8
  * @address:	the I/O port or physical address (for PCI: the offset)
  * @pci_device, @pci_function: for ACPI_GAS_PCI_CONFIG, on segment 0 bus 0
+ * @stated_bit_width: the GAS's Register Bit Width field, as the table has it
+ * @width_corrected: acpi_fadt_register_access() replaced @stated_bit_width by
+ *		the width the FADT mandates for the register (worth a warning)
  */
 struct acpi_gas_access {
 	uint8_t space_id;
@@ -464,6 +467,8 @@ struct acpi_gas_access {
 	uint64_t address;
 	uint8_t pci_device;
 	uint8_t pci_function;
+	uint8_t stated_bit_width;
+	bool width_corrected;
 };
 
 /**
@@ -473,8 +478,13 @@ struct acpi_gas_access {
  *                 size nor a bit width (legacy ACPI 1.0 fields)
  * @out: filled in on success
  *
- * The width is the access size when given (ACPI 6.5, 5.2.3.2), else the
- * bit width rounded up to a power of two, else @default_bytes.  PCI
+ * ACPI 6.5 5.2.3.2 defines the GAS fields but not which one wins when the
+ * access size contradicts the bit width; each consumer follows the OS
+ * whose reading firmware was tested against.  This one is Linux's reading
+ * for the SPCR (drivers/acpi/spcr.c: the access size picks the MMIO
+ * width): the access size when given, else the bit width rounded up to a
+ * power of two, else @default_bytes.  The FADT's registers are read as
+ * ACPICA does, by acpi_fadt_register_access().  PCI
  * configuration addresses are device (bits 47:32), function (31:16) and
  * offset (15:0) on segment 0, bus 0.
  *
@@ -485,6 +495,26 @@ struct acpi_gas_access {
  */
 int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
 		    struct acpi_gas_access *out);
+
+/**
+ * acpi_gas_register_access - the access ACPICA makes to a register
+ * @gas: the register
+ * @max_bytes: the widest access the caller allows (8 for "any")
+ * @out: filled in on success
+ *
+ * ACPICA's rule (hwregs.c, acpi_hw_get_access_bit_width()): a "register"
+ * GAS (bit offset 0, bit width 8, 16, 32 or 64) is accessed at its bit
+ * width, its access size ignored; any other is a "region", accessed at
+ * its access size, or when that is undefined at the smallest power of two
+ * covering offset and width that the address is aligned to.  I/O accesses
+ * are at most 4 bytes.  Firmware is tested against this reading: Dell
+ * Precision T3500s state a 32-bit PM timer with byte access, which this
+ * reads 4 bytes wide.
+ *
+ * Return: as acpi_gas_decode().
+ */
+int acpi_gas_register_access(const struct acpi_generic_address *gas, unsigned int max_bytes,
+			     struct acpi_gas_access *out);
 
 /* FADT fixed feature flags (5.2.9) */
 #define ACPI_FADT_TMR_VAL_EXT		(1u << 8)	/* PM timer counts 32 bits, not 24 */
@@ -558,6 +588,38 @@ struct acpi_fadt {
  * Return: ACPI_OK or a negative enum acpi_error from the header check.
  */
 int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out);
+
+/* The FADT registers the kernel accesses, for acpi_fadt_register_access(). */
+enum acpi_fadt_register {
+	ACPI_FADT_PM1A_CONTROL,
+	ACPI_FADT_PM1B_CONTROL,
+	ACPI_FADT_PM_TIMER,
+	ACPI_FADT_RESET,
+};
+
+/** acpi_fadt_register_name - "PM1a_CNT", "PM1b_CNT", "PM_TMR" or "RESET_REG" */
+const char *acpi_fadt_register_name(enum acpi_fadt_register which);
+
+/**
+ * acpi_fadt_register_access - how to access one of the FADT's registers
+ * @fadt: from acpi_fadt_parse()
+ * @which: the register (its resolved GAS: X_ field or 32-bit port)
+ * @out: filled in on success; @out->width_corrected says whether the
+ *       stated bit width was replaced
+ *
+ * As ACPICA does: the bit width is first forced to the one the register
+ * must have (PM1x_CNT 16, PM_TMR 32, RESET_REG 8; tbfadt.c "Invalid length
+ * for FADT/..., using default"), then acpi_gas_register_access()'s rule
+ * picks the access width, so PM1a_CNT stated "16 bits, byte access" is
+ * written 2 bytes wide (one byte could never set SLP_EN, bit 13) and a
+ * reset register at 0xCF9 stated "8 bits, word access" 1 byte wide.
+ * RESET_REG is not checked for RESET_REG_SUP: see acpi_fadt.reset_supported.
+ *
+ * Return: ACPI_OK; ACPI_ERROR_NOT_FOUND when the FADT has no such register
+ * (address 0); ACPI_ERROR_MALFORMED as acpi_gas_decode().
+ */
+int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
+			      struct acpi_gas_access *out);
 
 /* --- HPET (IA-PC HPET specification 1.0a, 3.2.4) ----------------------------- */
 

@@ -1377,6 +1377,102 @@ static void bad_gas_registers_are_refused(void)
 	EXPECT_EQ(acpi_gas_decode(NULL, 1, &access), ACPI_ERROR_INVALID_ARGUMENT);
 }
 
+/*
+ * The FADT registers of real machines whose GAS access size contradicts its
+ * bit width (linuxhw/ACPI reports, iasl's decode): each is accessed as ACPICA
+ * accesses it, which is what their firmware was tested against.
+ */
+static void fadt_register_widths_follow_acpica_on_real_machines(void)
+{
+	struct acpi_gas_access access;
+	struct acpi_fadt fadt;
+
+	/* Dell Precision WorkStation T3500: PM timer 32 bits, PM1a_CNT 16, both byte access. */
+	memset(&fadt, 0, sizeof(fadt));
+	fadt.pm_timer = gas(ACPI_GAS_SYSTEM_IO, 32, ACPI_GAS_ACCESS_BYTE, 0x808);
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_BYTE, 0x804);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM_TIMER, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	EXPECT_EQ(access.address, 0x808);
+	EXPECT_FALSE(access.width_corrected);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	EXPECT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1B_CONTROL, &access),
+		  ACPI_ERROR_NOT_FOUND);
+	EXPECT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access),
+		  ACPI_ERROR_NOT_FOUND);
+
+	/* Toshiba TECRA A50-A: PM1a_CNT 16 bits with dword access. */
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_DWORD, 0x1804);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+
+	/* HP laptops: the reset register at 0xCF9, 8 bits with word access. */
+	fadt.has_reset_register = true;
+	fadt.reset_register = gas(ACPI_GAS_SYSTEM_IO, 8, ACPI_GAS_ACCESS_WORD, 0xcf9);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	EXPECT_EQ(access.address, 0xcf9);
+	EXPECT_FALSE(access.width_corrected);
+
+	/*
+	 * A stated width other than the register's own is replaced by it
+	 * (ACPICA's "Invalid length for FADT/PmTimerBlock: 8, using default 32"),
+	 * and said so.
+	 */
+	fadt.pm_timer = gas(ACPI_GAS_SYSTEM_IO, 8, ACPI_GAS_ACCESS_BYTE, 0x408);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM_TIMER, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	EXPECT_TRUE(access.width_corrected);
+	EXPECT_EQ(access.stated_bit_width, 8);
+	fadt.reset_register = gas(ACPI_GAS_SYSTEM_MEMORY, 32, ACPI_GAS_ACCESS_DWORD, 0xfed00000);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	EXPECT_TRUE(access.width_corrected);
+	/* An ACPI 1.0 port (no access size, width from PM1_CNT_LEN) is unchanged. */
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_UNDEFINED, 0x404);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	EXPECT_FALSE(access.width_corrected);
+}
+
+/* ACPICA's register/region rule (hwregs.c, acpi_hw_get_access_bit_width()). */
+static void gas_register_form_uses_bit_width_region_form_access_size(void)
+{
+	struct acpi_generic_address reg = gas(ACPI_GAS_SYSTEM_MEMORY, 32, ACPI_GAS_ACCESS_BYTE,
+					       0x1000);
+	struct acpi_gas_access access;
+
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	/* A region (bit offset 3) is accessed at its access size. */
+	reg.bit_offset = 3;
+	reg.bit_width = 5;
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	/* No access size: the power of two covering offset and width, aligned. */
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 24, 0, 0x1000);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	reg.address = 0x1002;
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	/* I/O is at most 32 bits wide; the caller's maximum caps the rest. */
+	reg = gas(ACPI_GAS_SYSTEM_IO, 64, 0, 0x600);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 64, 0, 0x1000);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 2, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	/* The SPCR's reading (access size first) differs on the same GAS. */
+	reg = gas(ACPI_GAS_SYSTEM_IO, 32, ACPI_GAS_ACCESS_BYTE, 0x808);
+	ASSERT_EQ(acpi_gas_decode(&reg, 4, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	reg.access_size = 7;
+	reg.bit_offset = 1;
+	EXPECT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_ERROR_MALFORMED);
+}
+
 static void fadt_cut_inside_a_gas_ignores_it(void)
 {
 	struct acpi_fadt fadt;
@@ -1902,6 +1998,8 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(gas_io_and_memory_registers_are_decoded),
 	TEST_CASE(gas_pci_config_register_is_decoded),
 	TEST_CASE(bad_gas_registers_are_refused),
+	TEST_CASE(fadt_register_widths_follow_acpica_on_real_machines),
+	TEST_CASE(gas_register_form_uses_bit_width_region_form_access_size),
 	TEST_CASE(fadt_cut_inside_a_gas_ignores_it),
 	TEST_CASE(extended_pm_timer_is_preferred),
 	TEST_CASE(zero_extended_pm_timer_falls_back_to_the_port),
