@@ -258,6 +258,19 @@ int acpi_table_check(const void *table, size_t available, const char *signature,
 	return ACPI_OK;
 }
 
+/*
+ * The check of a table whose contents a parser reads: as acpi_table_check(),
+ * but a bad checksum alone does not refuse it (acpi_tables_map() warns of
+ * it, as Linux does, and every field is checked on its own anyway).
+ */
+static int check_for_parsing(const void *table, size_t available, const char *signature,
+			     struct acpi_table_header *header)
+{
+	int error = acpi_table_check(table, available, signature, header);
+
+	return error == ACPI_ERROR_BAD_CHECKSUM ? ACPI_OK : error;
+}
+
 /* --- RSDT / XSDT --------------------------------------------------------------- */
 
 int acpi_root_table_parse(const void *table, size_t available, bool is_xsdt,
@@ -270,7 +283,7 @@ int acpi_root_table_parse(const void *table, size_t available, bool is_xsdt,
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, is_xsdt ? "XSDT" : "RSDT", &header);
+	error = check_for_parsing(table, available, is_xsdt ? "XSDT" : "RSDT", &header);
 	if (error)
 		return error;
 	out->entries = (const uint8_t *)table + ACPI_TABLE_HEADER_SIZE;
@@ -305,8 +318,14 @@ static void printable_name(char text[ACPI_SIGNATURE_SIZE + 1], const char *signa
 	text[length] = '\0';
 }
 
-const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
-			    const char *signature, uint32_t *length)
+/*
+ * acpi_tables_map(), warning of a bad checksum only when @warn_checksum:
+ * acpi_tables_find() leaves that to the one enumeration at boot
+ * (acpi_tables_next()), so that a table is warned about once, not at each
+ * look-up.
+ */
+static const void *map_table(const struct acpi_tables *tables, uint64_t physical,
+			     const char *signature, uint32_t *length, bool warn_checksum)
 {
 	const struct acpi_reporter *reporter;
 	char found[ACPI_SIGNATURE_SIZE + 1], wanted[ACPI_SIGNATURE_SIZE + 1];
@@ -324,39 +343,56 @@ const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
 
 	bytes = physical_memory_map(&tables->memory, physical, ACPI_TABLE_HEADER_SIZE);
 	if (!bytes) {
-		acpi_report(reporter, "ACPI: %s table at 0x%llx: header not mapped", wanted,
+		acpi_report(reporter, "%s table at 0x%llx: header not mapped", wanted,
 			    (unsigned long long)physical);
 		return NULL;
 	}
 	printable_signature(found, bytes, ACPI_TABLE_HEADER_SIZE);
 	if (signature && !signature_matches(bytes, signature)) {
-		acpi_report(reporter, "ACPI: table at 0x%llx is \"%s\", expected \"%s\"",
+		acpi_report(reporter, "table at 0x%llx is \"%s\", expected \"%s\"",
 			    (unsigned long long)physical, found, wanted);
 		return NULL;
 	}
 	stated = get_le32(bytes + HEADER_LENGTH);
 	if (stated < ACPI_TABLE_HEADER_SIZE || stated > ACPI_TABLE_MAX_LENGTH) {
-		acpi_report(reporter, "ACPI: %s at 0x%llx: implausible length %u; skipped", found,
+		acpi_report(reporter, "%s at 0x%llx: implausible length %u; skipped", found,
 			    (unsigned long long)physical, stated);
 		return NULL;
 	}
 	bytes = physical_memory_map(&tables->memory, physical, stated);
 	if (!bytes) {
 		acpi_report(reporter,
-			    "ACPI: %s at 0x%llx: length %u runs past mapped memory; skipped",
+			    "%s at 0x%llx: length %u runs past mapped memory; skipped",
 			    found, (unsigned long long)physical, stated);
 		return NULL;
 	}
 	/* Checked again on what was mapped: the accessor might not be consistent. */
 	error = acpi_table_check(bytes, stated, signature, &header);
-	if (error) {
-		acpi_report(reporter, "ACPI: %s at 0x%llx: %s; skipped", found,
+	if (error == ACPI_ERROR_BAD_CHECKSUM && warn_checksum) {
+		/*
+		 * Kept, as Linux keeps it (ACPICA tbprint.c, acpi_tb_verify_checksum():
+		 * "Incorrect checksum in table", an error only when built with
+		 * ACPI_CHECKSUM_ABORT): firmware that edits a table at boot and
+		 * forgets the checksum is common, and its contents are still
+		 * checked field by field.
+		 */
+		acpi_report(reporter, "%s at 0x%llx: bad checksum (sum 0x%02x); used anyway, "
+			    "as Linux does", found, (unsigned long long)physical,
+			    byte_sum(bytes, stated));
+	} else if (error && error != ACPI_ERROR_BAD_CHECKSUM) {
+		acpi_report(reporter, "%s at 0x%llx: %s; skipped", found,
 			    (unsigned long long)physical, acpi_error_name(error));
 		return NULL;
 	}
 	if (length)
 		*length = header.length;
 	return bytes;
+}
+
+const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
+			    const char *signature, uint32_t *length)
+{
+	return map_table(tables, physical, signature, length, true);
 }
 
 static int use_root_table(struct acpi_tables *tables, uint64_t address, bool is_xsdt)
@@ -392,23 +428,23 @@ int acpi_tables_init(struct acpi_tables *tables, const void *rsdp, size_t rsdp_a
 
 	error = acpi_rsdp_parse(rsdp, rsdp_available, &tables->rsdp);
 	if (error) {
-		acpi_report(&tables->reporter, "ACPI: RSDP: %s", acpi_error_name(error));
+		acpi_report(&tables->reporter, "RSDP: %s", acpi_error_name(error));
 		return error;
 	}
 	acpi_rsdp_root_address(&tables->rsdp, &is_xsdt);
 	if (is_xsdt) {
 		if (use_root_table(tables, tables->rsdp.xsdt_address, true) == ACPI_OK)
 			return ACPI_OK;
-		acpi_report(&tables->reporter, "ACPI: XSDT at 0x%llx unusable, trying the RSDT",
+		acpi_report(&tables->reporter, "XSDT at 0x%llx unusable, trying the RSDT",
 			    (unsigned long long)tables->rsdp.xsdt_address);
 	}
 	if (tables->rsdp.rsdt_address == 0) {
-		acpi_report(&tables->reporter, "ACPI: the RSDP gives no RSDT");
+		acpi_report(&tables->reporter, "the RSDP gives no RSDT");
 		return ACPI_ERROR_NOT_FOUND;
 	}
 	error = use_root_table(tables, tables->rsdp.rsdt_address, false);
 	if (error)
-		acpi_report(&tables->reporter, "ACPI: no usable RSDT or XSDT");
+		acpi_report(&tables->reporter, "no usable RSDT or XSDT");
 	return error;
 }
 
@@ -424,7 +460,7 @@ int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
 	bytes = physical_memory_map(memory, rsdp_physical, ACPI_RSDP_V1_SIZE);
 	if (!bytes) {
 		memset(tables, 0, sizeof(*tables));
-		acpi_report(reporter, "ACPI: RSDP at 0x%llx not mapped",
+		acpi_report(reporter, "RSDP at 0x%llx not mapped",
 			    (unsigned long long)rsdp_physical);
 		return ACPI_ERROR_UNMAPPED;
 	}
@@ -473,7 +509,7 @@ const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, u
 
 		acpi_root_table_entry(&tables->root, index, &entry);
 		if (entry == 0) {
-			acpi_report(&tables->reporter, "ACPI: %s entry %zu is null; skipped",
+			acpi_report(&tables->reporter, "%s entry %zu is null; skipped",
 				    tables->root.is_xsdt ? "XSDT" : "RSDT", index);
 			continue;
 		}
@@ -505,7 +541,7 @@ const void *acpi_tables_find(const struct acpi_tables *tables, const char *signa
 		header = physical_memory_map(&tables->memory, entry, ACPI_TABLE_HEADER_SIZE);
 		if (!header || !signature_matches(header, signature))
 			continue;
-		table = acpi_tables_map(tables, entry, signature, length);
+		table = map_table(tables, entry, signature, length, false);
 		if (!table)
 			continue;
 		if (instance == 0)
@@ -545,6 +581,47 @@ static size_t madt_minimum_length(uint8_t type)
 }
 
 /*
+ * Firmware lists placeholders for CPUs a board could hold: disabled entries
+ * with APIC ID 0xff, 0xffffffff or an enabled CPU's ID, dozens of them on
+ * some (96 on an ASRock X399 Taichi).  They are counted here and summed up
+ * in one report per MADT (report_repeated_apic_ids()).
+ */
+static void note_repeated_apic_id(struct acpi_madt *out, uint32_t apic_id, bool enabled)
+{
+	size_t shown = out->repeated_apic_id_count;
+
+	out->duplicate_apic_ids++;
+	if (enabled)
+		out->enabled_duplicate_apic_ids++;
+	for (size_t i = 0; i < shown && i < ACPI_MADT_REPEATED_IDS_SHOWN; i++) {
+		if (out->repeated_apic_ids[i] == apic_id)
+			return;
+	}
+	if (shown < ACPI_MADT_REPEATED_IDS_SHOWN)
+		out->repeated_apic_ids[shown] = apic_id;
+	out->repeated_apic_id_count++;
+}
+
+static void report_repeated_apic_ids(const struct acpi_madt *madt,
+				     const struct acpi_reporter *reporter)
+{
+	char ids[64] = "";
+	size_t used = 0, shown = madt->repeated_apic_id_count;
+
+	if (!madt->duplicate_apic_ids)
+		return;
+	if (shown > ACPI_MADT_REPEATED_IDS_SHOWN)
+		shown = ACPI_MADT_REPEATED_IDS_SHOWN;
+	for (size_t i = 0; i < shown; i++)
+		used += scnprintf(ids + used, sizeof(ids) - used, " 0x%x",
+				  madt->repeated_apic_ids[i]);
+	if (madt->repeated_apic_id_count > shown)
+		scnprintf(ids + used, sizeof(ids) - used, " ...");
+	acpi_report(reporter, "MADT: %zu CPU entries repeat an APIC ID (%zu of them enabled); "
+		    "IDs%s", madt->duplicate_apic_ids, madt->enabled_duplicate_apic_ids, ids);
+}
+
+/*
  * Keep every CPU entry, duplicates included: silently merging two entries
  * with one APIC ID would hide a firmware bug that matters when the CPUs
  * are started (the second INIT-SIPI would go to the first CPU again).
@@ -556,9 +633,7 @@ static void madt_add_cpu(struct acpi_madt *out, const struct acpi_reporter *repo
 
 	for (size_t i = 0; i < out->cpu_count; i++) {
 		if (out->cpus[i].apic_id == apic_id) {
-			acpi_report(reporter, "MADT: APIC ID %u listed again (CPUs %zu and %zu)",
-				    apic_id, i, out->cpu_count);
-			out->duplicate_apic_ids++;
+			note_repeated_apic_id(out, apic_id, flags & ACPI_MADT_CPU_ENABLED);
 			break;
 		}
 	}
@@ -664,7 +739,7 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "APIC", &header);
+	error = check_for_parsing(table, available, "APIC", &header);
 	if (error) {
 		acpi_report(reporter, "MADT: %s", acpi_error_name(error));
 		return error;
@@ -712,6 +787,7 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 		offset += length;
 	}
 
+	report_repeated_apic_ids(out, reporter);
 	if (out->cpus_beyond_capacity)
 		acpi_report(reporter, "MADT: %zu CPUs listed, only %d supported",
 			    out->cpu_count + out->cpus_beyond_capacity, ACPI_MAX_CPUS);
@@ -970,7 +1046,7 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "FACP", &header);
+	error = check_for_parsing(table, available, "FACP", &header);
 	if (error)
 		return error;
 	length = header.length;
@@ -1035,7 +1111,7 @@ int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "HPET", &header);
+	error = check_for_parsing(table, available, "HPET", &header);
 	if (error)
 		return error;
 	if (header.length < HPET_MIN_LENGTH)
@@ -1058,7 +1134,7 @@ int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "MCFG", &header);
+	error = check_for_parsing(table, available, "MCFG", &header);
 	if (error)
 		return error;
 	if (header.length < MCFG_ENTRIES)
@@ -1209,7 +1285,7 @@ int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type
 
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
-	error = acpi_table_check(table, available, NULL, &header);
+	error = check_for_parsing(table, available, NULL, &header);
 	if (error)
 		return error;
 	/* header.length >= 36, so the bound cannot wrap. */

@@ -47,6 +47,7 @@
 #define ACPI_MAX_INTERRUPT_OVERRIDES	48
 #define ACPI_MAX_LOCAL_NMIS		ACPI_MAX_CPUS	/* firmware may list one per CPU */
 #define ACPI_MAX_MCFG_ALLOCATIONS	16
+#define ACPI_MADT_REPEATED_IDS_SHOWN	5	/* in the one report of repeated APIC IDs */
 
 /* Return values; every function returning int uses these. */
 enum acpi_error {
@@ -269,7 +270,10 @@ size_t acpi_tables_count(const struct acpi_tables *tables);
  * @length: set to the table's checked Length on success (may be NULL)
  *
  * Maps the 36-byte header, then Length bytes, and runs acpi_table_check().
- * A failure is reported with the signature found and the address.
+ * A failure is reported with the signature found and the address.  A bad
+ * checksum alone does not refuse the table: it is reported ("used anyway,
+ * as Linux does": ACPICA only warns, tbprint.c acpi_tb_verify_checksum())
+ * and the table returned; every parser checks its fields on their own.
  *
  * Return: the mapped, checked table, or NULL.
  */
@@ -302,7 +306,8 @@ const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, u
  *
  * Entries whose header cannot be mapped are skipped silently (their
  * signature is unknown); a table with @signature failing a check is
- * reported and skipped, so a later valid copy can still be found.
+ * reported and skipped, so a later valid copy can still be found.  A bad
+ * checksum alone is not reported here (acpi_tables_next() reports it).
  *
  * Return: the mapped, checked table, or NULL.
  */
@@ -377,7 +382,11 @@ struct acpi_madt_local_nmi {
  * @cpus_beyond_capacity: CPU entries seen after @cpus was full; the table
  *			lists @cpu_count + @cpus_beyond_capacity CPUs
  * @duplicate_apic_ids:	CPU entries whose APIC ID an earlier stored entry
- *			already had (each one is also reported)
+ *			already had; one report per MADT sums them up
+ * @enabled_duplicate_apic_ids: those of them that are enabled (a firmware bug
+ *			that matters: the second start would reach the first CPU)
+ * @repeated_apic_ids:	the first distinct repeated IDs, for the report
+ * @repeated_apic_id_count: distinct repeated IDs (may exceed what is kept)
  * @bad_entries:	entries skipped for being shorter than their type
  *			requires, plus the one that stopped the walk, if any
  * @other_entries:	well-formed entries of types not decoded here
@@ -393,6 +402,9 @@ struct acpi_madt {
 	size_t cpu_count;
 	size_t cpus_beyond_capacity;
 	size_t duplicate_apic_ids;
+	size_t enabled_duplicate_apic_ids;
+	uint32_t repeated_apic_ids[ACPI_MADT_REPEATED_IDS_SHOWN];
+	size_t repeated_apic_id_count;
 
 	struct acpi_madt_io_apic io_apics[ACPI_MAX_IO_APICS];
 	size_t io_apic_count;

@@ -31,7 +31,7 @@ int cpu_from_apic_id(uint32_t apic_id)
 
 static void report_madt_problem(void *context, const char *message)
 {
-	ktap_note("smp: MADT: %s", message);
+	ktap_note("smp: %s", message);	/* the message names the MADT */
 }
 
 /* xAPIC 0xff and x2APIC 0xffffffff are broadcast IDs, never a CPU's. */

@@ -477,12 +477,27 @@ static void bad_xsdt_falls_back_to_the_rsdt(void)
 	uint8_t rsdp[36];
 
 	standard_layout(rsdp);
-	phys_at(XSDT_AT)[40] ^= 0x40;	/* corrupt an entry: checksum fails */
+	phys_at(XSDT_AT)[0] = 'Y';	/* not an XSDT at all */
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 36, &memory, &reporter), ACPI_OK);
 	EXPECT_FALSE(tables.root.is_xsdt);
 	EXPECT_EQ(tables.root_address, RSDT_AT);
-	EXPECT_TRUE(reported("XSDT at 0x81001: bad checksum"));
+	EXPECT_TRUE(reported("expected \"XSDT\""));
 	EXPECT_TRUE(reported("trying the RSDT"));
+	EXPECT_TRUE(acpi_tables_find(&tables, "FACP", 0, NULL) == phys_at(FACP_AT));
+}
+
+/* As Linux does (ACPICA's acpi_tb_verify_checksum() only warns): kept, with a warning. */
+static void xsdt_with_a_bad_checksum_is_used_with_a_warning(void)
+{
+	struct acpi_tables tables;
+	uint8_t rsdp[36];
+
+	standard_layout(rsdp);
+	phys_at(XSDT_AT)[9]++;
+	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 36, &memory, &reporter), ACPI_OK);
+	EXPECT_TRUE(tables.root.is_xsdt);
+	EXPECT_TRUE(reported("XSDT at 0x81001: bad checksum (sum 0x01); used anyway"));
+	EXPECT_FALSE(reported("trying the RSDT"));
 	EXPECT_TRUE(acpi_tables_find(&tables, "FACP", 0, NULL) == phys_at(FACP_AT));
 }
 
@@ -539,6 +554,7 @@ static void find_skips_a_bad_copy_and_reports_it(void)
 {
 	const uint64_t entries[] = { APIC_AT, APIC_AT + 0x100 };
 	struct acpi_tables tables;
+	size_t cursor = 0;
 	uint8_t rsdp[36];
 
 	reset();
@@ -548,8 +564,18 @@ static void find_skips_a_bad_copy_and_reports_it(void)
 	make_root_at(RSDT_AT, false, entries, 2);
 	make_rsdp(rsdp, 0, (uint32_t)RSDT_AT, 0);
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 20, &memory, &reporter), ACPI_OK);
+	/*
+	 * A bad checksum alone keeps the table (Linux does too), warned of once
+	 * by the enumeration at boot, not at every look-up.
+	 */
+	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 0, NULL) == phys_at(APIC_AT));
+	EXPECT_EQ(messages.count, 0);
+	EXPECT_TRUE(acpi_tables_next(&tables, &cursor, NULL, NULL) == phys_at(APIC_AT));
+	EXPECT_TRUE(reported("APIC at 0x82000: bad checksum (sum 0x01); used anyway"));
+	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 1, NULL) == phys_at(APIC_AT + 0x100));
+	put32(phys_at(APIC_AT) + 4, 30);	/* a length below the header's: skipped */
 	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 0, NULL) == phys_at(APIC_AT + 0x100));
-	EXPECT_TRUE(reported("APIC at 0x82000: bad checksum; skipped"));
+	EXPECT_TRUE(reported("APIC at 0x82000: implausible length 30; skipped"));
 	EXPECT_NULL(acpi_tables_find(&tables, "APIC", 1, NULL));
 }
 
@@ -635,13 +661,16 @@ static void next_reports_every_bad_entry(void)
 	EXPECT_EQ(length, 44);
 	EXPECT_EQ(messages.count, 0);
 	found = acpi_tables_next(&tables, &cursor, &length, &address);
-	EXPECT_TRUE(found == phys_at(HPET_AT));
-	EXPECT_EQ(address, HPET_AT);
-	EXPECT_EQ(cursor, 5);
+	EXPECT_TRUE(found == phys_at(FACP_AT));
+	EXPECT_EQ(cursor, 4);
 	EXPECT_EQ(messages.count, 3);
 	EXPECT_TRUE(reported("XSDT entry 1 is null"));
 	EXPECT_TRUE(reported("header not mapped"));
 	EXPECT_TRUE(reported("FACP at 0x83000: bad checksum"));
+	found = acpi_tables_next(&tables, &cursor, &length, &address);
+	EXPECT_TRUE(found == phys_at(HPET_AT));
+	EXPECT_EQ(address, HPET_AT);
+	EXPECT_EQ(cursor, 5);
 	EXPECT_NULL(acpi_tables_next(&tables, &cursor, &length, &address));
 	EXPECT_EQ(length, 0);
 	EXPECT_NULL(acpi_tables_next(&tables, NULL, NULL, NULL));
@@ -674,7 +703,7 @@ static void signatures_in_reports_are_printable(void)
 
 	reset();
 	make_table_at(APIC_AT, "A\001\n\377", 44);
-	phys_at(APIC_AT)[9]++;
+	put32(phys_at(APIC_AT) + 4, 20);
 	make_root_at(RSDT_AT, false, entries, 1);
 	make_rsdp(rsdp, 0, (uint32_t)RSDT_AT, 0);
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 20, &memory, &reporter), ACPI_OK);
@@ -1093,8 +1122,31 @@ static void duplicate_apic_ids_are_reported_not_merged(void)
 	ASSERT_EQ(parse_madt(), ACPI_OK);
 	EXPECT_EQ(madt.cpu_count, 4);
 	EXPECT_EQ(madt.duplicate_apic_ids, 2);
-	EXPECT_TRUE(reported("APIC ID 1 listed again (CPUs 1 and 2)"));
-	EXPECT_TRUE(reported("APIC ID 0 listed again (CPUs 0 and 3)"));
+	EXPECT_EQ(madt.enabled_duplicate_apic_ids, 2);
+	EXPECT_EQ(messages.count, 1);
+	EXPECT_TRUE(reported("MADT: 2 CPU entries repeat an APIC ID (2 of them enabled); "
+			     "IDs 0x1 0x0"));
+}
+
+/*
+ * Placeholders for CPUs the board could hold, as an ASRock X399 Taichi lists
+ * them (96 repeats of disabled IDs): one line for the whole MADT.
+ */
+static void placeholder_duplicates_are_summed_up_in_one_report(void)
+{
+	madt_begin(0xfee00000, 0);
+	madt_lapic(0, 0, 1);
+	madt_lapic(1, 1, 1);
+	for (unsigned int i = 0; i < 96; i++)
+		madt_lapic((uint8_t)(2 + i), i < 60 ? 0xff : (uint8_t)(i % 2), 0);
+	ASSERT_EQ(parse_madt(), ACPI_OK);
+	EXPECT_EQ(madt.cpu_count, 98);
+	EXPECT_EQ(madt.duplicate_apic_ids, 95);
+	EXPECT_EQ(madt.enabled_duplicate_apic_ids, 0);
+	EXPECT_EQ(madt.repeated_apic_id_count, 3);
+	EXPECT_EQ(messages.count, 1);
+	EXPECT_TRUE(reported("MADT: 95 CPU entries repeat an APIC ID (0 of them enabled); "
+			     "IDs 0xff 0x0 0x1"));
 }
 
 static void io_apics_beyond_capacity_are_counted(void)
@@ -1116,9 +1168,14 @@ static void madt_header_problems_are_errors(void)
 	put32(table + 4, (uint32_t)madt_length);
 	seal(table);
 	table[50] ^= 1;
-	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_ERROR_BAD_CHECKSUM);
+	/* A bad checksum is acpi_tables_map()'s to warn of; the entries are still read. */
+	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_OK);
+	EXPECT_EQ(madt.cpu_count, 1);
+	memcpy(table, "APIX", 4);
+	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_ERROR_BAD_SIGNATURE);
 	EXPECT_EQ(madt.cpu_count, 0);
-	EXPECT_TRUE(reported("MADT: bad checksum"));
+	EXPECT_TRUE(reported("MADT: bad signature"));
+	memcpy(table, "APIC", 4);
 	/* The stated length lies: more than was handed over. */
 	table[50] ^= 1;
 	EXPECT_EQ(acpi_madt_parse(at_end(table, madt_length - 4), madt_length - 4, &reporter,
@@ -1845,7 +1902,7 @@ static void s5_first_bad_candidate_does_not_hide_a_good_one(void)
 	EXPECT_EQ(sleep.slp_typ_b, 7);
 }
 
-static void s5_in_a_bad_table_is_not_trusted(void)
+static void s5_in_a_table_with_a_bad_checksum_or_length(void)
 {
 	static const uint8_t aml[] = {
 		0x08, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0x0a, 0x07, 0x0a, 0x07, 0x00,
@@ -1857,7 +1914,10 @@ static void s5_in_a_bad_table_is_not_trusted(void)
 	memcpy(table + 36, aml, sizeof(aml));
 	seal(table);
 	table[36 + 9] = 0x06;
-	EXPECT_EQ(acpi_aml_find_s5(table, length, &sleep), ACPI_ERROR_BAD_CHECKSUM);
+	/* A bad checksum is warned of by acpi_tables_map(); the package is still read. */
+	ASSERT_EQ(acpi_aml_find_s5(table, length, &sleep), ACPI_OK);
+	EXPECT_EQ(sleep.slp_typ_a, 6);
+	EXPECT_EQ(sleep.slp_typ_b, 7);
 	EXPECT_EQ(acpi_aml_find_s5(table, length, NULL), ACPI_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(acpi_aml_find_s5(at_end(table, 30), 30, &sleep), ACPI_ERROR_TRUNCATED);
 }
@@ -1958,6 +2018,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(tables_are_found_through_the_xsdt),
 	TEST_CASE(revision_0_rsdp_uses_the_rsdt),
 	TEST_CASE(bad_xsdt_falls_back_to_the_rsdt),
+	TEST_CASE(xsdt_with_a_bad_checksum_is_used_with_a_warning),
 	TEST_CASE(invalid_rsdp_is_reported),
 	TEST_CASE(missing_root_tables_are_reported),
 	TEST_CASE(null_accessor_maps_nothing),
@@ -1987,6 +2048,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(unknown_entry_types_are_skipped_by_length),
 	TEST_CASE(more_cpus_than_capacity_are_counted),
 	TEST_CASE(duplicate_apic_ids_are_reported_not_merged),
+	TEST_CASE(placeholder_duplicates_are_summed_up_in_one_report),
 	TEST_CASE(io_apics_beyond_capacity_are_counted),
 	TEST_CASE(madt_header_problems_are_errors),
 	TEST_CASE(madt_shorter_than_44_bytes_is_rejected),
@@ -2026,7 +2088,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(s5_with_a_reference_element_is_malformed),
 	TEST_CASE(s5_with_no_elements_is_malformed),
 	TEST_CASE(s5_first_bad_candidate_does_not_hide_a_good_one),
-	TEST_CASE(s5_in_a_bad_table_is_not_trusted),
+	TEST_CASE(s5_in_a_table_with_a_bad_checksum_or_length),
 	TEST_CASE(random_tables_are_survived),
 };
 TEST_SUITE(lib_acpi_tables, acpi_tables_cases, NULL, NULL);
