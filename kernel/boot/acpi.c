@@ -10,6 +10,7 @@
 #include <trigos/boot.h>
 #include <trigos/ktap.h>
 #include <trigos/acpi_register.h>
+#include <trigos/serial.h>
 #include <lib/format.h>
 #include <lib/string.h>
 
@@ -19,6 +20,11 @@ static struct acpi_fadt fadt;
 static bool fadt_ready;
 static struct acpi_sleep_type soft_off;
 static bool soft_off_ready;
+static struct {
+	bool usable;		/* a 16550 at one of COM1-COM4's ports */
+	unsigned int port;	/* 0..3: ttyS0..ttyS3 */
+	unsigned int baud;	/* 0: as the firmware left it */
+} spcr_console;
 
 static void report_to_ktap(void *context, const char *message)
 {
@@ -99,31 +105,63 @@ static void report_fadt(void)
 	report_register_widths();
 }
 
-/*
- * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT
- * build together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
- * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds
- * them instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
- */
+/* \_S5 from the DSDT or an SSDT (lib: acpi_tables_find_s5()). */
 static void resolve_soft_off(void)
 {
-	int result = ACPI_ERROR_NOT_FOUND;
-	const void *table = NULL;
-	uint32_t length;
+	int result;
 
 	if (!fadt_ready || fadt.dsdt_address == 0)
 		return;
-	table = acpi_tables_map(&tables, fadt.dsdt_address, "DSDT", &length);
-	if (table)
-		result = acpi_aml_find_s5(table, length, &soft_off);
-	for (size_t instance = 0; result != ACPI_OK &&
-	     (table = acpi_tables_find(&tables, "SSDT", instance, &length)) != NULL; instance++)
-		result = acpi_aml_find_s5(table, length, &soft_off);
+	result = acpi_tables_find_s5(&tables, fadt.dsdt_address, &soft_off);
 	if (result == ACPI_OK)
 		soft_off_ready = true;
 	else
 		ktap_note("acpi: no usable \\_S5 in the DSDT or an SSDT (%s): ACPI power-off "
 			  "unavailable", acpi_error_name(result));
+}
+
+/*
+ * The UART the SPCR names for the console (a server's BMC, often COM2):
+ * validated as Linux's spcr.c does (lib: acpi_spcr_uart()), then matched
+ * to the COM port the serial driver reaches.  One line says what it is.
+ */
+static void resolve_spcr(void)
+{
+	struct acpi_gas_access access;
+	char speed[32] = "baud as the firmware left it";
+	struct acpi_spcr spcr;
+	const char *problem;
+	const void *table;
+	uint32_t length;
+
+	table = acpi_tables_find(&tables, "SPCR", 0, &length);
+	if (!table)
+		return;
+	if (acpi_spcr_parse(table, length, &spcr) != ACPI_OK) {
+		ktap_note("acpi: SPCR: unreadable; not used");
+		return;
+	}
+	problem = acpi_spcr_uart(&spcr, &access, &spcr_console.baud);
+	if (problem) {
+		ktap_note("acpi: SPCR (interface type 0x%x): %s; not used", spcr.interface_type,
+			  problem);
+		return;
+	}
+	if (spcr_console.baud)
+		scnprintf(speed, sizeof(speed), "%u baud", spcr_console.baud);
+	for (unsigned int port = 0; port < SERIAL_PORT_COUNT; port++) {
+		if (access.space_id == ACPI_GAS_SYSTEM_IO &&
+		    access.address == serial_port_address(port)) {
+			spcr_console.usable = true;
+			spcr_console.port = port;
+			ktap_note("acpi: SPCR: 16550 at I/O port 0x%llx (ttyS%u, COM%u), %s",
+				  (unsigned long long)access.address, port, port + 1, speed);
+			return;
+		}
+	}
+	ktap_note("acpi: SPCR: 16550 at %s 0x%llx: the serial driver reaches only COM1-COM4's "
+		  "I/O ports; not used", access.space_id == ACPI_GAS_SYSTEM_IO ? "I/O port" :
+		  "memory", (unsigned long long)access.address);
 }
 
 void acpi_init(void)
@@ -160,6 +198,7 @@ void acpi_init(void)
 		report_fadt();
 	}
 	resolve_soft_off();
+	resolve_spcr();
 }
 
 const struct acpi_tables *acpi_tables_get(void)
@@ -170,6 +209,15 @@ const struct acpi_tables *acpi_tables_get(void)
 const struct acpi_fadt *acpi_fadt_get(void)
 {
 	return fadt_ready ? &fadt : NULL;
+}
+
+bool acpi_console_uart(unsigned int *port, unsigned int *baud)
+{
+	if (!spcr_console.usable)
+		return false;
+	*port = spcr_console.port;
+	*baud = spcr_console.baud;
+	return true;
 }
 
 bool acpi_soft_off_values(struct acpi_sleep_type *values)

@@ -76,6 +76,19 @@
 #define HPET_MIN_LENGTH		56
 
 /* MCFG, PCI Firmware 3.0 4.1.2: 8 reserved bytes, then 16-byte entries */
+/* SPCR (Microsoft's Serial Port Console Redirection Table, revisions 1-4) */
+#define SPCR_INTERFACE_TYPE	36
+#define SPCR_BASE_ADDRESS	40
+#define SPCR_INTERRUPT_TYPE	52
+#define SPCR_IRQ		53
+#define SPCR_GSI		54
+#define SPCR_BAUD_RATE		58
+#define SPCR_PARITY		59
+#define SPCR_STOP_BITS		60
+#define SPCR_FLOW_CONTROL	61
+#define SPCR_TERMINAL_TYPE	62
+#define SPCR_MIN_LENGTH		63
+
 #define MCFG_ENTRIES		44
 #define MCFG_ENTRY_SIZE		16
 
@@ -1124,6 +1137,92 @@ int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 	return ACPI_OK;
 }
 
+int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	error = check_for_parsing(table, available, "SPCR", &header);
+	if (error)
+		return error;
+	if (header.length < SPCR_MIN_LENGTH)
+		return ACPI_ERROR_BAD_LENGTH;
+	out->revision = header.revision;
+	out->interface_type = bytes[SPCR_INTERFACE_TYPE];
+	field_gas(bytes, header.length, SPCR_BASE_ADDRESS, &out->base);
+	out->interrupt_type = bytes[SPCR_INTERRUPT_TYPE];
+	out->irq = bytes[SPCR_IRQ];
+	out->gsi = get_le32(bytes + SPCR_GSI);
+	out->baud_rate_code = bytes[SPCR_BAUD_RATE];
+	out->parity = bytes[SPCR_PARITY];
+	out->stop_bits = bytes[SPCR_STOP_BITS];
+	out->flow_control = bytes[SPCR_FLOW_CONTROL];
+	out->terminal_type = bytes[SPCR_TERMINAL_TYPE];
+	return ACPI_OK;
+}
+
+const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access *access,
+			   unsigned int *baud)
+{
+	if (!spcr || !access || !baud)
+		return "no SPCR";
+	memset(access, 0, sizeof(*access));
+	*baud = 0;
+	/* Linux's spcr.c takes these three as 16550s; the rest are other UARTs. */
+	if (spcr->interface_type != ACPI_SPCR_16550 &&
+	    spcr->interface_type != ACPI_SPCR_16550_SUBSET &&
+	    spcr->interface_type != ACPI_SPCR_16550_GAS)
+		return "not a 16550-compatible UART";
+	if (spcr->base.address == 0)
+		return "no UART address (0)";
+	if (spcr->base.space_id != ACPI_GAS_SYSTEM_IO &&
+	    spcr->base.space_id != ACPI_GAS_SYSTEM_MEMORY)
+		return "the UART is neither in I/O nor in memory space";
+	/*
+	 * Linux's spcr.c: an I/O UART takes byte accesses; in memory the access
+	 * size picks 8-, 16- or 32-bit accesses, anything else meaning bytes.
+	 */
+	if (spcr->base.space_id == ACPI_GAS_SYSTEM_IO) {
+		struct acpi_generic_address port = spcr->base;
+
+		port.access_size = ACPI_GAS_ACCESS_BYTE;
+		if (acpi_gas_decode(&port, 1, access) != ACPI_OK)
+			return "the UART's port is out of range";
+	} else {
+		struct acpi_generic_address memory = spcr->base;
+
+		if (memory.access_size > ACPI_GAS_ACCESS_DWORD)
+			memory.access_size = ACPI_GAS_ACCESS_BYTE;
+		if (acpi_gas_decode(&memory, 1, access) != ACPI_OK)
+			return "the UART's address is malformed";
+	}
+	/* The SPCR's baud codes; 0 means "as the firmware left it" (SPCR 1.04). */
+	switch (spcr->baud_rate_code) {
+	case 0:
+		*baud = 0;
+		break;
+	case 3:
+		*baud = 9600;
+		break;
+	case 4:
+		*baud = 19200;
+		break;
+	case 6:
+		*baud = 57600;
+		break;
+	case 7:
+		*baud = 115200;
+		break;
+	default:
+		return "an unknown baud rate code";
+	}
+	return NULL;
+}
+
 int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 {
 	struct acpi_table_header header;
@@ -1304,4 +1403,23 @@ int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type
 		}
 	}
 	return seen ? ACPI_ERROR_MALFORMED : ACPI_ERROR_NOT_FOUND;
+}
+
+int acpi_tables_find_s5(const struct acpi_tables *tables, uint64_t dsdt_address,
+			struct acpi_sleep_type *out)
+{
+	int result = ACPI_ERROR_NOT_FOUND;
+	const void *table = NULL;
+	uint32_t length;
+
+	if (!tables || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	if (dsdt_address)
+		table = acpi_tables_map(tables, dsdt_address, "DSDT", &length);
+	if (table)
+		result = acpi_aml_find_s5(table, length, out);
+	for (size_t instance = 0; result != ACPI_OK &&
+	     (table = acpi_tables_find(tables, "SSDT", instance, &length)) != NULL; instance++)
+		result = acpi_aml_find_s5(table, length, out);
+	return result;
 }

@@ -678,6 +678,53 @@ struct acpi_mcfg {
  */
 int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out);
 
+/* --- SPCR (Microsoft Serial Port Console Redirection Table) ---------------- */
+
+/* Interface types (Microsoft's DBG2 port subtypes) that are 16550s. */
+#define ACPI_SPCR_16550			0x00	/* fully 16550-compatible */
+#define ACPI_SPCR_16550_SUBSET		0x01	/* 16550 subset (the DBGP rev 1 kind) */
+#define ACPI_SPCR_16550_GAS		0x12	/* 16550 with parameters from the GAS */
+
+/*
+ * The UART a server's firmware and its BMC use for the console (often COM2,
+ * serial-over-LAN).  Read as Linux's drivers/acpi/spcr.c reads it.
+ */
+struct acpi_spcr {
+	uint8_t revision;
+	uint8_t interface_type;			/* offset 36: ACPI_SPCR_* or another UART */
+	struct acpi_generic_address base;	/* offset 40: the UART's registers */
+	uint8_t interrupt_type;			/* offset 52: bit 0 PC-AT IRQ, bit 1 I/O APIC */
+	uint8_t irq;				/* offset 53 */
+	uint32_t gsi;				/* offset 54 */
+	uint8_t baud_rate_code;			/* offset 58: 0 as left, 3 9600 ... 7 115200 */
+	uint8_t parity, stop_bits, flow_control, terminal_type;	/* offsets 59-62 */
+};
+
+/**
+ * acpi_spcr_parse - read the SPCR's fields
+ * @table: the table ("SPCR", at least 63 bytes)
+ * @available: readable bytes at @table
+ * @out: cleared, then filled in
+ *
+ * Return: ACPI_OK or a negative enum acpi_error (BAD_LENGTH below 63 bytes).
+ */
+int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out);
+
+/**
+ * acpi_spcr_uart - whether the SPCR names a 16550 the console can use
+ * @spcr: from acpi_spcr_parse()
+ * @access: set to the UART's base: I/O port (byte accesses) or memory, whose
+ *          access width the GAS's access size gives (8, 16 or 32 bits, else 8),
+ *          as Linux's spcr.c does
+ * @baud: set to the baud rate; 0 means "as the firmware left it"
+ *
+ * Address 0 is common on desktops whose SPCR describes nothing.
+ *
+ * Return: NULL when usable, else why not ("no UART address (0)", ...).
+ */
+const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access *access,
+			   unsigned int *baud);
+
 /* --- \_S5 in AML (7.4.2, 20.2) ---------------------------------------------- */
 
 struct acpi_sleep_type {
@@ -707,5 +754,22 @@ struct acpi_sleep_type {
  * or an error from the header check.
  */
 int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type *out);
+
+/**
+ * acpi_tables_find_s5 - \_S5 from the DSDT, else from the first SSDT that has it
+ * @tables: from acpi_tables_init()
+ * @dsdt_address: the FADT's (acpi_fadt.dsdt_address)
+ * @out: set on success
+ *
+ * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT build
+ * together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
+ * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds them
+ * instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
+ *
+ * Return: ACPI_OK, or the last acpi_aml_find_s5() error (ACPI_ERROR_NOT_FOUND
+ * when no table could be searched).
+ */
+int acpi_tables_find_s5(const struct acpi_tables *tables, uint64_t dsdt_address,
+			struct acpi_sleep_type *out);
 
 #endif /* TRIGOS_LIB_ACPI_TABLES_H */

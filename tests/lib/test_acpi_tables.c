@@ -1922,6 +1922,58 @@ static void s5_in_a_table_with_a_bad_checksum_or_length(void)
 	EXPECT_EQ(acpi_aml_find_s5(at_end(table, 30), 30, &sleep), ACPI_ERROR_TRUNCATED);
 }
 
+/* --- SPCR ------------------------------------------------------------------------- */
+
+static int parse_spcr(uint8_t type, uint8_t space, uint8_t access, uint64_t address,
+		      uint8_t baud_code, struct acpi_spcr *spcr)
+{
+	memset(table, 0, sizeof(table));
+	begin_table(table, "SPCR", 80, 2);
+	table[36] = type;
+	put_gas(table + 40, space, 8, 0, access, address);
+	table[52] = 3;
+	table[53] = 3;
+	put32(table + 54, 3);
+	table[58] = baud_code;
+	seal(table);
+	return acpi_spcr_parse(at_end(table, 80), 80, spcr);
+}
+
+/* The SPCR as Linux's spcr.c reads it: a server's BMC UART at COM2, and what is refused. */
+static void spcr_uart_is_validated(void)
+{
+	struct acpi_gas_access access;
+	struct acpi_spcr spcr;
+	unsigned int baud;
+
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_IO, ACPI_GAS_ACCESS_DWORD, 0x2f8, 7,
+			     &spcr), ACPI_OK);
+	EXPECT_EQ(spcr.irq, 3);
+	EXPECT_NULL(acpi_spcr_uart(&spcr, &access, &baud));
+	EXPECT_EQ(access.space_id, ACPI_GAS_SYSTEM_IO);
+	EXPECT_EQ(access.address, 0x2f8);
+	EXPECT_EQ(access.bytes, 1);	/* I/O: bytes, whatever the access size */
+	EXPECT_EQ(baud, 115200);
+
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550_GAS, ACPI_GAS_SYSTEM_MEMORY, ACPI_GAS_ACCESS_DWORD,
+			     0xfe030000, 0, &spcr), ACPI_OK);
+	EXPECT_NULL(acpi_spcr_uart(&spcr, &access, &baud));
+	EXPECT_EQ(access.bytes, 4);	/* memory: the access size picks the width */
+	EXPECT_EQ(baud, 0);		/* as the firmware left it */
+
+	/* Address 0, as the SPCR of a Dell PowerEdge R820 has it. */
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_MEMORY, 0, 0, 0, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "no UART address (0)");
+	ASSERT_EQ(parse_spcr(3, ACPI_GAS_SYSTEM_MEMORY, 0, 0x1000, 7, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "not a 16550-compatible UART");
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_IO, 0, 0x3f8, 5, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "an unknown baud rate code");
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_PCI_CONFIG, 0, 0x3f8, 7, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud),
+		     "the UART is neither in I/O nor in memory space");
+	EXPECT_EQ(acpi_spcr_parse(at_end(table, 60), 60, &spcr), ACPI_ERROR_TRUNCATED);
+}
+
 /* --- Random input -------------------------------------------------------------------- */
 
 /*
@@ -2089,6 +2141,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(s5_with_no_elements_is_malformed),
 	TEST_CASE(s5_first_bad_candidate_does_not_hide_a_good_one),
 	TEST_CASE(s5_in_a_table_with_a_bad_checksum_or_length),
+	TEST_CASE(spcr_uart_is_validated),
 	TEST_CASE(random_tables_are_survived),
 };
 TEST_SUITE(lib_acpi_tables, acpi_tables_cases, NULL, NULL);
