@@ -15,6 +15,7 @@
 #include <trigos/trigger.h>
 #include <trigos/trigger_backend.h>
 #include <asm/apic.h>
+#include <lib/format.h>
 
 struct smp_summary smp_summary;
 
@@ -211,10 +212,39 @@ void smp_start_aps_early(void)
 	started_early = arch_smp_start_aps_early();
 	ipis_sent = cycles();
 }
+/*
+ * CPUs the MADT lists that never answered: tables describing other
+ * hardware (a real machine's in QEMU, tools/run --acpi-tables) list dozens.
+ * One line names them all, the first few by CPU and APIC ID.
+ */
+#define NOT_STARTED_SHOWN	6
+
+struct not_started {
+	unsigned int count;
+	char shown[NOT_STARTED_SHOWN * 24];
+	size_t used;
+};
+
+static void note_not_started(struct not_started *list, unsigned int cpu)
+{
+	if (list->count++ < NOT_STARTED_SHOWN)
+		list->used += scnprintf(list->shown + list->used, sizeof(list->shown) - list->used,
+					" %u (apic 0x%x)", cpu, cpus[cpu].apic_id);
+}
+
+static void report_not_started(const struct not_started *list)
+{
+	if (list->count)
+		ktap_note("smp: %u CPU%s did not start: cpu%s%s", list->count,
+			  list->count == 1 ? "" : "s", list->shown,
+			  list->count > NOT_STARTED_SHOWN ? " ..." : "");
+}
+
 
 void smp_boot_aps(void)
 {
 	uint64_t deadline, first_online = UINT64_MAX;
+	struct not_started not_started = { .count = 0 };
 	bool in_time = true;
 	unsigned int waiting = smp_summary.present - 1;
 
@@ -251,7 +281,7 @@ void smp_boot_aps(void)
 	for (unsigned int i = 1; i < smp_summary.present; i++) {
 		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
 			cpus[i].boot_failed = true;
-			ktap_note("smp: cpu %u (apic 0x%x) did not start", i, cpus[i].apic_id);
+			note_not_started(&not_started, i);
 		} else {
 			if (cpus[i].online_cycles > smp_summary.all_online_cycles)
 				smp_summary.all_online_cycles = cpus[i].online_cycles;
@@ -259,6 +289,7 @@ void smp_boot_aps(void)
 				first_online = cpus[i].online_cycles;
 		}
 	}
+	report_not_started(&not_started);
 	ktap_note("smp: %u of %u CPUs online; first INIT to all online: %llu us",
 		  cpus_online(), smp_summary.present,
 		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?

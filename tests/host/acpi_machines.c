@@ -328,6 +328,30 @@ static char *read_file(const char *path, size_t *size)
 	return data;
 }
 
+/* What --describe adds to the facts: counts and results the facts leave out. */
+static void describe_more(void)
+{
+	size_t enabled = 0, disabled = 0, online_capable = 0, x2apic = 0;
+
+	printf("info root %s %s, %zu entries, %zu valid\n", walk.is_xsdt ? "XSDT" : "RSDT",
+	       acpi_error_name(walk.root_result), walk.entries, walk.valid_tables);
+	printf("info madt %s\n", acpi_error_name(walk.madt_result));
+	for (size_t i = 0; i < walk.madt.cpu_count; i++) {
+		enabled += walk.madt.cpus[i].enabled;
+		online_capable += !walk.madt.cpus[i].enabled && walk.madt.cpus[i].online_capable;
+		disabled += !walk.madt.cpus[i].enabled && !walk.madt.cpus[i].online_capable;
+		x2apic += walk.madt.cpus[i].from_x2apic_entry;
+	}
+	printf("info cpus %zu listed, %zu enabled, %zu online-capable, %zu disabled, "
+	       "%zu x2apic entries, %zu beyond capacity\n",
+	       walk.madt.cpu_count + walk.madt.cpus_beyond_capacity, enabled, online_capable,
+	       disabled, x2apic, walk.madt.cpus_beyond_capacity);
+	printf("info fadt %s revision %u%s\n", acpi_error_name(walk.fadt_result),
+	       walk.fadt.revision, walk.fadt.hardware_reduced ? " hardware-reduced" : "");
+	printf("info hpet %s\n", acpi_error_name(walk.hpet_result));
+	printf("info s5 %s\n", acpi_error_name(walk.s5_result));
+}
+
 static int describe(const char *data, size_t size, const char *name)
 {
 	const char *cursor = data, *end = data + size;
@@ -343,6 +367,7 @@ static int describe(const char *data, size_t size, const char *name)
 		if (reports.count > MAX_REPORTS)
 			printf("report (%zu more)\n", reports.count - MAX_REPORTS);
 		printf("%s", facts);
+		describe_more();
 		return 0;
 	}
 	fprintf(stderr, "acpi-machines: no machine '%s'\n", name);
@@ -362,8 +387,12 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	data = read_file(argv[1], &size);
-	if (argc == 4)
-		return describe(data, size, argv[3]);
+	if (argc == 4) {
+		int status = describe(data, size, argv[3]);
+
+		free(data);
+		return status;
+	}
 	for (cursor = data, end = data + size; next_machine(&cursor, end, &machine);)
 		count++;
 	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: acpi_machines\n");

@@ -21,6 +21,7 @@ tables' own addresses are not kept (acpidump -b and sysfs give none).
 import os
 import re
 import struct
+import subprocess
 
 RSDP_ADDRESS = 0x000e0000
 XSDT_ADDRESS = 0x10000000
@@ -413,3 +414,68 @@ def facts(decode_text):
         lines += spcr_facts(section)
     lines += s5_facts(sections.get("DSDT", [])[:1] + sections.get("SSDT", []))
     return lines
+
+
+def tables_from_image(image):
+    """The tables of a memory image memory_image() wrote, its RSDP and XSDT left out."""
+    tables, position = [], 0
+    while position + 12 <= len(image):
+        _, length = struct.unpack_from("<QI", image, position)
+        data = image[position + 12:position + 12 + length]
+        position += 12 + length
+        if len(data) >= 36 and data[:4] not in (b"RSD ", b"XSDT", b"RSDT"):
+            tables.append((data[:4].decode("latin-1"), data))
+    return tables
+
+
+# The FAT volume label iso/grub.cfg looks for, and the script it sources there.
+GRUB_DISK_LABEL = "TRIGOSACPI"
+GRUB_SCRIPT = "acpi.cfg"
+
+
+def grub_script(files):
+    """GRUB commands loading @files as the only ACPI tables the kernel sees.
+
+    GRUB's `acpi` command (grub-core/commands/acpi.c) builds new RSDT/XSDT
+    and RSDPs (-1 -2) holding the files' tables, and its multiboot2 loader
+    hands the new RSDP to the kernel.  It also copies the host's tables
+    unless told which to keep: --load-only takes a list of signatures, and
+    `none` matches no table, which is what this relies on to keep none of
+    QEMU's.  It places the DSDT file where the FADT points and rewrites the
+    FADT's DSDT and FACS pointers.  On UEFI there is no EBDA to put the
+    RSDP in: --no-ebda, the tables reach the kernel through the multiboot2
+    RSDP tags only.
+    """
+    paths = " ".join(f"($acpi_disk)/{name}" for name in files)
+    return (f"# Written by tools/run --acpi-tables.\n"
+            f"if [ \"$grub_platform\" = efi ]; then\n"
+            f"\tacpi -1 -2 --no-ebda --load-only=none {paths}\n"
+            f"else\n"
+            f"\tacpi -1 -2 --load-only=none {paths}\n"
+            f"fi\n"
+            f"echo \"trigos: {len(files)} ACPI tables loaded by GRUB's acpi command\"\n")
+
+
+def write_grub_disk(tables, path, size=8 << 20):
+    """A FAT disk image labelled GRUB_DISK_LABEL with @tables as files and GRUB_SCRIPT.
+
+    Uses mtools (mformat, mcopy); raises OSError or CalledProcessError.
+    """
+    directory = path + ".files"
+    os.makedirs(directory, exist_ok=True)
+    names = []
+    for number, (signature, data) in enumerate(tables):
+        name = f"t{number:02d}{signature.lower().replace('!', '_')}.dat"
+        with open(os.path.join(directory, name), "wb") as file:
+            file.write(data)
+        names.append(name)
+    with open(os.path.join(directory, GRUB_SCRIPT), "w", encoding="ascii") as file:
+        file.write(grub_script(names))
+    with open(path, "wb") as file:
+        file.truncate(size)
+    subprocess.run(["mformat", "-i", path, "-v", GRUB_DISK_LABEL, "::"], check=True,
+                   capture_output=True)
+    subprocess.run(["mcopy", "-i", path] + [os.path.join(directory, n)
+                                             for n in names + [GRUB_SCRIPT]] + ["::/"],
+                   check=True, capture_output=True)
+    return names

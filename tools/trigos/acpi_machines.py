@@ -75,6 +75,16 @@ def records(data):
         yield fields[0], fields[1].decode("ascii"), fields[2]
 
 
+def machine_tables(text, data_file=DATA):
+    """The tables of the one machine of @data_file whose name contains @text."""
+    with open(data_file, "rb") as file:
+        machines = [(name, image) for name, _, image in records(lzma.decompress(file.read()))
+                    if text in name]
+    if len(machines) != 1:
+        raise ValueError(f"{len(machines)} machines of {data_file} match '{text}', not 1")
+    return acpi_dump.tables_from_image(machines[0][1])
+
+
 def convert(dump_text, decode_text):
     """(image, facts) of one machine; without a dump, the decode's raw data tables."""
     if dump_text is None:
@@ -136,7 +146,7 @@ def choose(machines, count):
             if machine.split("/")[0] == kind:
                 vendors.setdefault(machine.split("/")[1], []).append(machine)
         per_kind.append(_round_robin([vendors[v] for v in sorted(vendors)]))
-    chosen += _round_robin(per_kind)
+    chosen += [m for m in _round_robin(per_kind) if m not in chosen]
     return chosen[:max(count, 0)]
 
 
