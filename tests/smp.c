@@ -307,6 +307,10 @@ static void bring_up_was_timed(void)
 	if (cpus_present() < 2)
 		test_skip("one CPU: no bring-up to time");
 	EXPECT_GT(smp_summary.first_init_cycles, boot_timestamp());
+	/* Another machine's tables (tools/run --acpi-tables) may list no vCPU QEMU has. */
+	if (cpus_online() < 2)
+		test_skip("no AP came online (every one listed was reported failed): nothing "
+			  "to time");
 	EXPECT_GT(smp_summary.all_online_cycles, smp_summary.first_init_cycles);
 	for (unsigned int i = 1; i < cpus_present(); i++) {
 		if (cpu_is_online(i))
