@@ -121,6 +121,19 @@ def garbage_bytes(length):
     return bytes(out)
 
 
+def spcr(space, address, baud_code=7, interface_type=0):
+    """An SPCR (Microsoft's Serial Port Console Redirection Table, revision 2, 80 bytes)."""
+    body = struct.pack("<B3xBBBBQBBIBBBBBBHHBBBIB4x", interface_type, space, 8, 0, 1, address,
+                       1, 3, 3, baud_code, 0, 1, 0, 0, 0, 0xffff, 0xffff, 0, 0, 0, 0, 0)
+    return table("SPCR", body, revision=2)
+
+
+# Single tables QEMU adds to its own with -acpitable file=tables/NAME.dat (tests/matrix.cfg).
+TABLES = {
+    "spcr-com2": lambda: spcr(1, 0x2f8),                # a BMC's UART at COM2, 115200 baud
+    "spcr-address-0": lambda: spcr(0, 0),               # a desktop's SPCR naming nothing
+}
+
 # name: (image builder, text a report must contain)
 CASES = {
     # Kept with a warning, as Linux keeps it (ACPICA only warns of a bad checksum).
@@ -165,5 +178,9 @@ def main(argv=None):
             file.write(build())
         with open(os.path.join(args.out, "expect", name), "w", encoding="ascii") as file:
             file.write(expect)
-    print(f"acpi-crafted: {len(CASES)} images in {args.out}")
+    os.makedirs(os.path.join(args.out, "tables"), exist_ok=True)
+    for name, build in TABLES.items():
+        with open(os.path.join(args.out, "tables", f"{name}.dat"), "wb") as file:
+            file.write(build())
+    print(f"acpi-crafted: {len(CASES)} images, {len(TABLES)} tables in {args.out}")
     return 0
