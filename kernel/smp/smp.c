@@ -79,6 +79,31 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
 }
 
+/*
+ * I/O APICs are never programmed, but one listed that does not answer
+ * (another machine's MADT in QEMU) is worth knowing: one line for all.
+ */
+static void report_io_apics(void)
+{
+	char absent[96] = "";
+	size_t used = 0, answering = 0;
+
+	for (size_t i = 0; i < madt.io_apic_count; i++) {
+		uint32_t version = io_apic_version(madt.io_apics[i].address);
+
+		if (version != 0 && version != 0xffffffffu)
+			answering++;
+		else
+			used += scnprintf(absent + used, sizeof(absent) - used, " %u@0x%x",
+					  madt.io_apics[i].id, madt.io_apics[i].address);
+	}
+	if (answering == madt.io_apic_count)
+		return;
+	ktap_note("smp: the MADT lists %zu I/O APICs, %zu answer%s; the rest read 0 or all ones, "
+		  "not there (never programmed):%s", madt.io_apic_count, answering,
+		  answering == 1 ? "s" : "", absent);
+}
+
 static const char *discovery_name(void)
 {
 	switch (smp_summary.discovered_by) {
@@ -141,6 +166,7 @@ void smp_discover(void)
 	if (table && acpi_madt_parse(table, length, &reporter, &madt) == ACPI_OK) {
 		smp_summary.discovered_by = CPU_DISCOVERY_ACPI_MADT;
 		add_cpus_from_madt(bsp_apic_id);
+		report_io_apics();
 	} else if (arch_mp_table_discover(bsp_apic_id)) {
 		smp_summary.discovered_by = CPU_DISCOVERY_MP_TABLE;
 	} else {
