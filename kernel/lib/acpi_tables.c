@@ -1113,7 +1113,23 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 	return ACPI_OK;
 }
 
-/* --- HPET, MCFG ------------------------------------------------------------------ */
+/* --- HPET, SPCR, MCFG ------------------------------------------------------------ */
+
+/* Clear @out (@size bytes), then check @table as a @signature of at least @minimum bytes. */
+static int begin_fixed_table(const void *table, size_t available, const char *signature,
+			     uint32_t minimum, void *out, size_t size,
+			     struct acpi_table_header *header)
+{
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, size);
+	error = check_for_parsing(table, available, signature, header);
+	if (error)
+		return error;
+	return header->length < minimum ? ACPI_ERROR_BAD_LENGTH : ACPI_OK;
+}
 
 int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 {
@@ -1121,14 +1137,10 @@ int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 	const uint8_t *bytes = table;
 	int error;
 
-	if (!out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	error = check_for_parsing(table, available, "HPET", &header);
+	error = begin_fixed_table(table, available, "HPET", HPET_MIN_LENGTH, out, sizeof(*out),
+				  &header);
 	if (error)
 		return error;
-	if (header.length < HPET_MIN_LENGTH)
-		return ACPI_ERROR_BAD_LENGTH;
 	out->event_timer_block_id = get_le32(bytes + HPET_BLOCK_ID);
 	field_gas(bytes, header.length, HPET_BASE_ADDRESS, &out->base);
 	out->hpet_number = bytes[HPET_NUMBER];
@@ -1143,14 +1155,10 @@ int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out)
 	const uint8_t *bytes = table;
 	int error;
 
-	if (!out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	error = check_for_parsing(table, available, "SPCR", &header);
+	error = begin_fixed_table(table, available, "SPCR", SPCR_MIN_LENGTH, out, sizeof(*out),
+				  &header);
 	if (error)
 		return error;
-	if (header.length < SPCR_MIN_LENGTH)
-		return ACPI_ERROR_BAD_LENGTH;
 	out->revision = header.revision;
 	out->interface_type = bytes[SPCR_INTERFACE_TYPE];
 	field_gas(bytes, header.length, SPCR_BASE_ADDRESS, &out->base);
@@ -1230,14 +1238,10 @@ int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 	size_t count;
 	int error;
 
-	if (!out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	error = check_for_parsing(table, available, "MCFG", &header);
+	error = begin_fixed_table(table, available, "MCFG", MCFG_ENTRIES, out, sizeof(*out),
+				  &header);
 	if (error)
 		return error;
-	if (header.length < MCFG_ENTRIES)
-		return ACPI_ERROR_BAD_LENGTH;
 	count = (header.length - MCFG_ENTRIES) / MCFG_ENTRY_SIZE;
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *entry = bytes + MCFG_ENTRIES + i * MCFG_ENTRY_SIZE;
