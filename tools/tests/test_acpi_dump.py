@@ -3,6 +3,7 @@
 import io
 import os
 import struct
+import tempfile
 import unittest
 
 from trigos import acpi_check, acpi_dump, acpi_machines
@@ -23,6 +24,16 @@ class AcpidumpTest(unittest.TestCase):
             self.assertEqual(data[:4].decode(), signature)
             self.assertEqual(len(data), struct.unpack_from("<I", data, 4)[0])
             self.assertEqual(sum(data) & 0xff, 0, signature)
+
+    def test_a_directory_of_binary_tables_is_read(self):
+        tables = acpi_dump.parse_acpidump(read("t3500.acpidump"))
+        with tempfile.TemporaryDirectory() as directory:
+            for signature, data in tables:
+                with open(os.path.join(directory, f"{signature.lower()}.dat"), "wb") as file:
+                    file.write(data)
+            with open(os.path.join(directory, "notes.txt"), "w", encoding="ascii") as file:
+                file.write("not a table\n")
+            self.assertEqual(sorted(acpi_dump.read_dump(directory)), sorted(tables))
 
     def test_not_a_dump_is_refused(self):
         with self.assertRaises(acpi_dump.DumpError):
