@@ -266,7 +266,7 @@ COMMIT_BASE ?= 67b368c
 check-commits:
 	$(PYTHON) tools/commit-subjects --base $(COMMIT_BASE)
 
-check: check-unit check-tools check-fuzz check-model check-layers check-commits
+check: check-unit check-tools check-fuzz check-model check-layers check-commits check-acpi-machines
 
 # --- Fuzzing ------------------------------------------------------------------
 # Targets in tests/fuzz/ (one LLVMFuzzerTestOneInput each, over kernel/lib with
@@ -318,6 +318,28 @@ fuzz-deps:
 fuzz: fuzz-deps
 	$(MAKE) --no-print-directory $(FUZZ_BINARIES)
 	tools/fuzz --seconds $(FUZZ_SECONDS) --build $(BUILD) $(FUZZ_TARGETS)
+
+# --- Real machines' ACPI tables ---------------------------------------------
+# tests/machines/acpi-machines.xz (tools/acpi-machines: linuxhw/ACPI's dumps,
+# CC BY 4.0) through tests/host/acpi_machines.c with ASan/UBSan: every
+# machine's facts as trigos's parser finds them must equal iasl's decode.
+ACPI_MACHINES      := $(BUILD)/host/acpi-machines
+ACPI_MACHINES_DATA := tests/machines/acpi-machines.xz
+$(BUILD)/host/tests/host/acpi_machines.o: tests/host/acpi_machines.c Makefile
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(HOST_LIB_CFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)
+
+$(ACPI_MACHINES): $(BUILD)/host/tests/host/acpi_machines.o $(HOST_KLIB_OBJECTS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $^
+	$(call say,LINK,$@)
+
+$(BUILD)/host/acpi-machines.bin: $(ACPI_MACHINES_DATA)
+	$(Q)$(PYTHON) tools/acpi-machines unpack $< $@
+
+check-acpi-machines: $(ACPI_MACHINES) $(BUILD)/host/acpi-machines.bin
+	$(Q)$(ACPI_MACHINES) $(BUILD)/host/acpi-machines.bin > $(BUILD)/host/acpi-machines.log; \
+		status=$$?; grep -v '^    ok ' $(BUILD)/host/acpi-machines.log; exit $$status
 
 # --- Boot matrix --------------------------------------------------------------
 # make check, the two reproducibility builds and the ISO share no file: side

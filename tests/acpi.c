@@ -50,11 +50,11 @@ static void fadt_registers_the_kernel_uses_decode(void)
 	fadt = acpi_fadt_get();
 	ASSERT_NOT_NULL(fadt);
 	if (fadt->pm1a_control.address) {
-		EXPECT_EQ(acpi_gas_decode(&fadt->pm1a_control, 2, &access), ACPI_OK);
-		EXPECT_GE(access.bytes, 2u);
+		EXPECT_EQ(acpi_fadt_register_access(fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+		EXPECT_EQ(access.bytes, 2u);
 	}
 	if (fadt->pm_timer.address) {
-		EXPECT_EQ(acpi_gas_decode(&fadt->pm_timer, 4, &access), ACPI_OK);
+		EXPECT_EQ(acpi_fadt_register_access(fadt, ACPI_FADT_PM_TIMER, &access), ACPI_OK);
 		EXPECT_EQ(access.bytes, 4u);
 	}
 	if (!fadt->reset_supported) {
@@ -62,7 +62,7 @@ static void fadt_registers_the_kernel_uses_decode(void)
 		return;
 	}
 	EXPECT_GE(fadt->revision, 2u);
-	ASSERT_EQ(acpi_gas_decode(&fadt->reset_register, 1, &access), ACPI_OK);
+	ASSERT_EQ(acpi_fadt_register_access(fadt, ACPI_FADT_RESET, &access), ACPI_OK);
 	EXPECT_EQ(access.bytes, 1u);
 	test_diag("reset register: space %u address 0x%llx value 0x%x", access.space_id,
 		  (unsigned long long)access.address, fadt->reset_value);

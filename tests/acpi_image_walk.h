@@ -6,7 +6,7 @@
  * (lib/memory_image.h) whose first chunk is the RSDP: the root table from
  * the RSDP as a boot loader's copy and by its address, every valid table
  * enumerated, the MADT, FADT, HPET and MCFG decoded, \_S5 looked for in
- * the DSDT the FADT names.  Shared by the acpi_walk fuzz target
+ * the DSDT the FADT names and the SSDTs.  Shared by the acpi_walk fuzz target
  * (tests/fuzz/acpi_walk.c) and the acpi_crafted boot test
  * (tests/acpi_crafted.c), so that a table the fuzzer found troublesome is
  * replayed in the kernel through the very same calls.
@@ -59,9 +59,7 @@ static inline void acpi_image_walk_tables(const struct acpi_tables *tables,
 		out->fadt_result = acpi_fadt_parse(table, length, &out->fadt);
 	if (out->fadt_result != ACPI_OK || !out->fadt.dsdt_address)
 		return;
-	table = acpi_tables_map(tables, out->fadt.dsdt_address, "DSDT", &length);
-	if (table)
-		out->s5_result = acpi_aml_find_s5(table, length, &out->s5);
+	out->s5_result = acpi_tables_find_s5(tables, out->fadt.dsdt_address, &out->s5);
 }
 
 /**

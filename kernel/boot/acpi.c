@@ -10,6 +10,7 @@
 #include <boot/boot.h>
 #include <log/log.h>
 #include <arch/acpi_register.h>
+#include <arch/serial.h>
 #include <lib/format.h>
 #include <lib/string.h>
 
@@ -19,6 +20,11 @@ static struct acpi_fadt fadt;
 static bool fadt_ready;
 static struct acpi_sleep_type soft_off;
 static bool soft_off_ready;
+static struct {
+	bool usable;		/* a 16550 at one of COM1-COM4's ports */
+	unsigned int port;	/* 0..3: ttyS0..ttyS3 */
+	unsigned int baud;	/* 0: as the firmware left it */
+} spcr_console;
 
 static void report_to_ktap(void *context, const char *message)
 {
@@ -54,6 +60,27 @@ static int find_root(const char **how)
 	return acpi_tables_init_at(&tables, scanned, &kernel_physical_memory, &ktap_reporter);
 }
 
+/*
+ * A register whose stated bit width is not the one the FADT mandates is
+ * accessed at the mandated width, as ACPICA does (lib/acpi_tables.h,
+ * acpi_fadt_register_access()); one line says so, once.
+ */
+static void report_register_widths(void)
+{
+	static const enum acpi_fadt_register registers[] = {
+		ACPI_FADT_PM1A_CONTROL, ACPI_FADT_PM1B_CONTROL, ACPI_FADT_PM_TIMER, ACPI_FADT_RESET,
+	};
+	struct acpi_gas_access access;
+
+	for (size_t i = 0; i < sizeof(registers) / sizeof(registers[0]); i++) {
+		if (acpi_fadt_register_access(&fadt, registers[i], &access) == ACPI_OK &&
+		    access.width_corrected)
+			ktap_note("acpi: FADT %s states a %u-bit width; accessed %u bytes wide "
+				  "as ACPICA does", acpi_fadt_register_name(registers[i]),
+				  access.stated_bit_width, access.bytes);
+	}
+}
+
 /* What exit=reboot, exit=poweroff and the TSC calibration will rely on. */
 static void report_fadt(void)
 {
@@ -75,33 +102,66 @@ static void report_fadt(void)
 	ktap_note("acpi: FADT revision %u, %u bytes%s; reset register: %s; PM timer: %s",
 		  fadt.revision, fadt.length, fadt.hardware_reduced ? ", hardware-reduced" : "",
 		  reset, timer);
+	report_register_widths();
 }
 
-/*
- * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT
- * build together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
- * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds
- * them instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
- */
+/* \_S5 from the DSDT or an SSDT (lib: acpi_tables_find_s5()). */
 static void resolve_soft_off(void)
 {
-	int result = ACPI_ERROR_NOT_FOUND;
-	const void *table = NULL;
-	uint32_t length;
+	int result;
 
 	if (!fadt_ready || fadt.dsdt_address == 0)
 		return;
-	table = acpi_tables_map(&tables, fadt.dsdt_address, "DSDT", &length);
-	if (table)
-		result = acpi_aml_find_s5(table, length, &soft_off);
-	for (size_t instance = 0; result != ACPI_OK &&
-	     (table = acpi_tables_find(&tables, "SSDT", instance, &length)) != NULL; instance++)
-		result = acpi_aml_find_s5(table, length, &soft_off);
+	result = acpi_tables_find_s5(&tables, fadt.dsdt_address, &soft_off);
 	if (result == ACPI_OK)
 		soft_off_ready = true;
 	else
 		ktap_note("acpi: no usable \\_S5 in the DSDT or an SSDT (%s): ACPI power-off "
 			  "unavailable", acpi_error_name(result));
+}
+
+/*
+ * The UART the SPCR names for the console (a server's BMC, often COM2):
+ * validated as Linux's spcr.c does (lib: acpi_spcr_uart()), then matched
+ * to the COM port the serial driver reaches.  One line says what it is.
+ */
+static void resolve_spcr(void)
+{
+	struct acpi_gas_access access;
+	char speed[32] = "baud as the firmware left it";
+	struct acpi_spcr spcr;
+	const char *problem;
+	const void *table;
+	uint32_t length;
+
+	table = acpi_tables_find(&tables, "SPCR", 0, &length);
+	if (!table)
+		return;
+	if (acpi_spcr_parse(table, length, &spcr) != ACPI_OK) {
+		ktap_note("acpi: SPCR: unreadable; not used");
+		return;
+	}
+	problem = acpi_spcr_uart(&spcr, &access, &spcr_console.baud);
+	if (problem) {
+		ktap_note("acpi: SPCR (interface type 0x%x): %s; not used", spcr.interface_type,
+			  problem);
+		return;
+	}
+	if (spcr_console.baud)
+		scnprintf(speed, sizeof(speed), "%u baud", spcr_console.baud);
+	for (unsigned int port = 0; port < SERIAL_PORT_COUNT; port++) {
+		if (access.space_id == ACPI_GAS_SYSTEM_IO &&
+		    access.address == serial_port_address(port)) {
+			spcr_console.usable = true;
+			spcr_console.port = port;
+			ktap_note("acpi: SPCR: 16550 at I/O port 0x%llx (ttyS%u, COM%u), %s",
+				  (unsigned long long)access.address, port, port + 1, speed);
+			return;
+		}
+	}
+	ktap_note("acpi: SPCR: 16550 at %s 0x%llx: the serial driver reaches only COM1-COM4's "
+		  "I/O ports; not used", access.space_id == ACPI_GAS_SYSTEM_IO ? "I/O port" :
+		  "memory", (unsigned long long)access.address);
 }
 
 void acpi_init(void)
@@ -138,6 +198,7 @@ void acpi_init(void)
 		report_fadt();
 	}
 	resolve_soft_off();
+	resolve_spcr();
 }
 
 const struct acpi_tables *acpi_tables_get(void)
@@ -148,6 +209,15 @@ const struct acpi_tables *acpi_tables_get(void)
 const struct acpi_fadt *acpi_fadt_get(void)
 {
 	return fadt_ready ? &fadt : NULL;
+}
+
+bool acpi_console_uart(unsigned int *port, unsigned int *baud)
+{
+	if (!spcr_console.usable)
+		return false;
+	*port = spcr_console.port;
+	*baud = spcr_console.baud;
+	return true;
 }
 
 bool acpi_soft_off_values(struct acpi_sleep_type *values)

@@ -28,7 +28,8 @@ static bool parse_console(const struct cmdline_word *word, const char **error)
 	choice.count++;
 	return true;
 }
-KERNEL_OPTION(console, "ttyS0..ttyS3[,BAUD] or fb, one or more words", parse_console);
+KERNEL_OPTION(console, "ttyS0..ttyS3[,BAUD], fb or auto (the SPCR's UART), one or more words",
+	      parse_console);
 
 struct wanted_consoles {
 	bool serial[SERIAL_PORT_COUNT];
@@ -67,24 +68,35 @@ static unsigned int apply(const struct wanted_consoles *wanted)
 	return working;
 }
 
+/* The console= words but "auto"; returns whether "auto" was among them. */
+static bool want_chosen(struct wanted_consoles *wanted)
+{
+	bool automatic = false;
+
+	for (unsigned int i = 0; i < choice.count; i++) {
+		const struct console_spec *spec = &choice.specs[i];
+
+		if (spec->kind == CONSOLE_KIND_AUTO) {
+			automatic = true;
+		} else if (spec->kind == CONSOLE_KIND_SCREEN) {
+			wanted->screen = true;
+		} else {
+			wanted->serial[spec->port] = true;
+			wanted->baud[spec->port] = spec->baud;
+		}
+	}
+	return automatic;
+}
+
 void console_setup(void)
 {
 	struct wanted_consoles wanted = { .explicit = true };
 
-	if (choice.count == 0) {
+	/* console=auto: every console until the SPCR is read (console_setup_auto()). */
+	if (choice.count == 0 || want_chosen(&wanted)) {
 		want_everything(&wanted);
 		apply(&wanted);
 		return;
-	}
-	for (unsigned int i = 0; i < choice.count; i++) {
-		const struct console_spec *spec = &choice.specs[i];
-
-		if (spec->kind == CONSOLE_KIND_SCREEN) {
-			wanted.screen = true;
-		} else {
-			wanted.serial[spec->port] = true;
-			wanted.baud[spec->port] = spec->baud;
-		}
 	}
 	if (apply(&wanted) == 0) {
 		/* Silence would look like a hang: better every console there is. */
@@ -92,4 +104,31 @@ void console_setup(void)
 		apply(&wanted);
 		ktap_note("console: none of the console= choices works; using every console found");
 	}
+}
+
+void console_setup_auto(bool named, unsigned int port, unsigned int baud)
+{
+	struct wanted_consoles wanted = { .explicit = true };
+
+	if (!want_chosen(&wanted))
+		return;
+	if (!named) {
+		ktap_note("console: console=auto: the SPCR names no UART the serial driver can use; "
+			  "every console found prints");
+		return;
+	}
+	wanted.serial[port] = true;
+	/* "As the firmware left it" cannot be kept: the UART is set up anew. */
+	wanted.baud[port] = baud ? baud : CONSOLE_DEFAULT_BAUD;
+	if (CONSOLE_DEFAULT_BAUD % wanted.baud[port] != 0)
+		wanted.baud[port] = CONSOLE_DEFAULT_BAUD;
+	if (apply(&wanted) == 0) {
+		want_everything(&wanted);
+		apply(&wanted);
+		ktap_note("console: console=auto: ttyS%u (COM%u), which the SPCR names, does not "
+			  "answer; every console found prints", port, port + 1);
+		return;
+	}
+	ktap_note("console: console=auto: ttyS%u (COM%u) at %u baud, as the SPCR names it", port,
+		  port + 1, wanted.baud[port]);
 }

@@ -76,6 +76,19 @@
 #define HPET_MIN_LENGTH		56
 
 /* MCFG, PCI Firmware 3.0 4.1.2: 8 reserved bytes, then 16-byte entries */
+/* SPCR (Microsoft's Serial Port Console Redirection Table, revisions 1-4) */
+#define SPCR_INTERFACE_TYPE	36
+#define SPCR_BASE_ADDRESS	40
+#define SPCR_INTERRUPT_TYPE	52
+#define SPCR_IRQ		53
+#define SPCR_GSI		54
+#define SPCR_BAUD_RATE		58
+#define SPCR_PARITY		59
+#define SPCR_STOP_BITS		60
+#define SPCR_FLOW_CONTROL	61
+#define SPCR_TERMINAL_TYPE	62
+#define SPCR_MIN_LENGTH		63
+
 #define MCFG_ENTRIES		44
 #define MCFG_ENTRY_SIZE		16
 
@@ -258,6 +271,19 @@ int acpi_table_check(const void *table, size_t available, const char *signature,
 	return ACPI_OK;
 }
 
+/*
+ * The check of a table whose contents a parser reads: as acpi_table_check(),
+ * but a bad checksum alone does not refuse it (acpi_tables_map() warns of
+ * it, as Linux does, and every field is checked on its own anyway).
+ */
+static int check_for_parsing(const void *table, size_t available, const char *signature,
+			     struct acpi_table_header *header)
+{
+	int error = acpi_table_check(table, available, signature, header);
+
+	return error == ACPI_ERROR_BAD_CHECKSUM ? ACPI_OK : error;
+}
+
 /* --- RSDT / XSDT --------------------------------------------------------------- */
 
 int acpi_root_table_parse(const void *table, size_t available, bool is_xsdt,
@@ -270,7 +296,7 @@ int acpi_root_table_parse(const void *table, size_t available, bool is_xsdt,
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, is_xsdt ? "XSDT" : "RSDT", &header);
+	error = check_for_parsing(table, available, is_xsdt ? "XSDT" : "RSDT", &header);
 	if (error)
 		return error;
 	out->entries = (const uint8_t *)table + ACPI_TABLE_HEADER_SIZE;
@@ -305,8 +331,14 @@ static void printable_name(char text[ACPI_SIGNATURE_SIZE + 1], const char *signa
 	text[length] = '\0';
 }
 
-const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
-			    const char *signature, uint32_t *length)
+/*
+ * acpi_tables_map(), warning of a bad checksum only when @warn_checksum:
+ * acpi_tables_find() leaves that to the one enumeration at boot
+ * (acpi_tables_next()), so that a table is warned about once, not at each
+ * look-up.
+ */
+static const void *map_table(const struct acpi_tables *tables, uint64_t physical,
+			     const char *signature, uint32_t *length, bool warn_checksum)
 {
 	const struct acpi_reporter *reporter;
 	char found[ACPI_SIGNATURE_SIZE + 1], wanted[ACPI_SIGNATURE_SIZE + 1];
@@ -324,39 +356,56 @@ const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
 
 	bytes = physical_memory_map(&tables->memory, physical, ACPI_TABLE_HEADER_SIZE);
 	if (!bytes) {
-		acpi_report(reporter, "ACPI: %s table at 0x%llx: header not mapped", wanted,
+		acpi_report(reporter, "%s table at 0x%llx: header not mapped", wanted,
 			    (unsigned long long)physical);
 		return NULL;
 	}
 	printable_signature(found, bytes, ACPI_TABLE_HEADER_SIZE);
 	if (signature && !signature_matches(bytes, signature)) {
-		acpi_report(reporter, "ACPI: table at 0x%llx is \"%s\", expected \"%s\"",
+		acpi_report(reporter, "table at 0x%llx is \"%s\", expected \"%s\"",
 			    (unsigned long long)physical, found, wanted);
 		return NULL;
 	}
 	stated = get_le32(bytes + HEADER_LENGTH);
 	if (stated < ACPI_TABLE_HEADER_SIZE || stated > ACPI_TABLE_MAX_LENGTH) {
-		acpi_report(reporter, "ACPI: %s at 0x%llx: implausible length %u; skipped", found,
+		acpi_report(reporter, "%s at 0x%llx: implausible length %u; skipped", found,
 			    (unsigned long long)physical, stated);
 		return NULL;
 	}
 	bytes = physical_memory_map(&tables->memory, physical, stated);
 	if (!bytes) {
 		acpi_report(reporter,
-			    "ACPI: %s at 0x%llx: length %u runs past mapped memory; skipped",
+			    "%s at 0x%llx: length %u runs past mapped memory; skipped",
 			    found, (unsigned long long)physical, stated);
 		return NULL;
 	}
 	/* Checked again on what was mapped: the accessor might not be consistent. */
 	error = acpi_table_check(bytes, stated, signature, &header);
-	if (error) {
-		acpi_report(reporter, "ACPI: %s at 0x%llx: %s; skipped", found,
+	if (error == ACPI_ERROR_BAD_CHECKSUM && warn_checksum) {
+		/*
+		 * Kept, as Linux keeps it (ACPICA tbprint.c, acpi_tb_verify_checksum():
+		 * "Incorrect checksum in table", an error only when built with
+		 * ACPI_CHECKSUM_ABORT): firmware that edits a table at boot and
+		 * forgets the checksum is common, and its contents are still
+		 * checked field by field.
+		 */
+		acpi_report(reporter, "%s at 0x%llx: bad checksum (sum 0x%02x); used anyway, "
+			    "as Linux does", found, (unsigned long long)physical,
+			    byte_sum(bytes, stated));
+	} else if (error && error != ACPI_ERROR_BAD_CHECKSUM) {
+		acpi_report(reporter, "%s at 0x%llx: %s; skipped", found,
 			    (unsigned long long)physical, acpi_error_name(error));
 		return NULL;
 	}
 	if (length)
 		*length = header.length;
 	return bytes;
+}
+
+const void *acpi_tables_map(const struct acpi_tables *tables, uint64_t physical,
+			    const char *signature, uint32_t *length)
+{
+	return map_table(tables, physical, signature, length, true);
 }
 
 static int use_root_table(struct acpi_tables *tables, uint64_t address, bool is_xsdt)
@@ -392,23 +441,23 @@ int acpi_tables_init(struct acpi_tables *tables, const void *rsdp, size_t rsdp_a
 
 	error = acpi_rsdp_parse(rsdp, rsdp_available, &tables->rsdp);
 	if (error) {
-		acpi_report(&tables->reporter, "ACPI: RSDP: %s", acpi_error_name(error));
+		acpi_report(&tables->reporter, "RSDP: %s", acpi_error_name(error));
 		return error;
 	}
 	acpi_rsdp_root_address(&tables->rsdp, &is_xsdt);
 	if (is_xsdt) {
 		if (use_root_table(tables, tables->rsdp.xsdt_address, true) == ACPI_OK)
 			return ACPI_OK;
-		acpi_report(&tables->reporter, "ACPI: XSDT at 0x%llx unusable, trying the RSDT",
+		acpi_report(&tables->reporter, "XSDT at 0x%llx unusable, trying the RSDT",
 			    (unsigned long long)tables->rsdp.xsdt_address);
 	}
 	if (tables->rsdp.rsdt_address == 0) {
-		acpi_report(&tables->reporter, "ACPI: the RSDP gives no RSDT");
+		acpi_report(&tables->reporter, "the RSDP gives no RSDT");
 		return ACPI_ERROR_NOT_FOUND;
 	}
 	error = use_root_table(tables, tables->rsdp.rsdt_address, false);
 	if (error)
-		acpi_report(&tables->reporter, "ACPI: no usable RSDT or XSDT");
+		acpi_report(&tables->reporter, "no usable RSDT or XSDT");
 	return error;
 }
 
@@ -424,7 +473,7 @@ int acpi_tables_init_at(struct acpi_tables *tables, uint64_t rsdp_physical,
 	bytes = physical_memory_map(memory, rsdp_physical, ACPI_RSDP_V1_SIZE);
 	if (!bytes) {
 		memset(tables, 0, sizeof(*tables));
-		acpi_report(reporter, "ACPI: RSDP at 0x%llx not mapped",
+		acpi_report(reporter, "RSDP at 0x%llx not mapped",
 			    (unsigned long long)rsdp_physical);
 		return ACPI_ERROR_UNMAPPED;
 	}
@@ -473,7 +522,7 @@ const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, u
 
 		acpi_root_table_entry(&tables->root, index, &entry);
 		if (entry == 0) {
-			acpi_report(&tables->reporter, "ACPI: %s entry %zu is null; skipped",
+			acpi_report(&tables->reporter, "%s entry %zu is null; skipped",
 				    tables->root.is_xsdt ? "XSDT" : "RSDT", index);
 			continue;
 		}
@@ -505,7 +554,7 @@ const void *acpi_tables_find(const struct acpi_tables *tables, const char *signa
 		header = physical_memory_map(&tables->memory, entry, ACPI_TABLE_HEADER_SIZE);
 		if (!header || !signature_matches(header, signature))
 			continue;
-		table = acpi_tables_map(tables, entry, signature, length);
+		table = map_table(tables, entry, signature, length, false);
 		if (!table)
 			continue;
 		if (instance == 0)
@@ -545,6 +594,47 @@ static size_t madt_minimum_length(uint8_t type)
 }
 
 /*
+ * Firmware lists placeholders for CPUs a board could hold: disabled entries
+ * with APIC ID 0xff, 0xffffffff or an enabled CPU's ID, dozens of them on
+ * some (96 on an ASRock X399 Taichi).  They are counted here and summed up
+ * in one report per MADT (report_repeated_apic_ids()).
+ */
+static void note_repeated_apic_id(struct acpi_madt *out, uint32_t apic_id, bool enabled)
+{
+	size_t shown = out->repeated_apic_id_count;
+
+	out->duplicate_apic_ids++;
+	if (enabled)
+		out->enabled_duplicate_apic_ids++;
+	for (size_t i = 0; i < shown && i < ACPI_MADT_REPEATED_IDS_SHOWN; i++) {
+		if (out->repeated_apic_ids[i] == apic_id)
+			return;
+	}
+	if (shown < ACPI_MADT_REPEATED_IDS_SHOWN)
+		out->repeated_apic_ids[shown] = apic_id;
+	out->repeated_apic_id_count++;
+}
+
+static void report_repeated_apic_ids(const struct acpi_madt *madt,
+				     const struct acpi_reporter *reporter)
+{
+	char ids[64] = "";
+	size_t used = 0, shown = madt->repeated_apic_id_count;
+
+	if (!madt->duplicate_apic_ids)
+		return;
+	if (shown > ACPI_MADT_REPEATED_IDS_SHOWN)
+		shown = ACPI_MADT_REPEATED_IDS_SHOWN;
+	for (size_t i = 0; i < shown; i++)
+		used += scnprintf(ids + used, sizeof(ids) - used, " 0x%x",
+				  madt->repeated_apic_ids[i]);
+	if (madt->repeated_apic_id_count > shown)
+		scnprintf(ids + used, sizeof(ids) - used, " ...");
+	acpi_report(reporter, "MADT: %zu CPU entries repeat an APIC ID (%zu of them enabled); "
+		    "IDs%s", madt->duplicate_apic_ids, madt->enabled_duplicate_apic_ids, ids);
+}
+
+/*
  * Keep every CPU entry, duplicates included: silently merging two entries
  * with one APIC ID would hide a firmware bug that matters when the CPUs
  * are started (the second INIT-SIPI would go to the first CPU again).
@@ -556,9 +646,7 @@ static void madt_add_cpu(struct acpi_madt *out, const struct acpi_reporter *repo
 
 	for (size_t i = 0; i < out->cpu_count; i++) {
 		if (out->cpus[i].apic_id == apic_id) {
-			acpi_report(reporter, "MADT: APIC ID %u listed again (CPUs %zu and %zu)",
-				    apic_id, i, out->cpu_count);
-			out->duplicate_apic_ids++;
+			note_repeated_apic_id(out, apic_id, flags & ACPI_MADT_CPU_ENABLED);
 			break;
 		}
 	}
@@ -664,7 +752,7 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "APIC", &header);
+	error = check_for_parsing(table, available, "APIC", &header);
 	if (error) {
 		acpi_report(reporter, "MADT: %s", acpi_error_name(error));
 		return error;
@@ -712,6 +800,7 @@ int acpi_madt_parse(const void *table, size_t available, const struct acpi_repor
 		offset += length;
 	}
 
+	report_repeated_apic_ids(out, reporter);
 	if (out->cpus_beyond_capacity)
 		acpi_report(reporter, "MADT: %zu CPUs listed, only %d supported",
 			    out->cpu_count + out->cpus_beyond_capacity, ACPI_MAX_CPUS);
@@ -785,17 +874,10 @@ static unsigned int gas_width_bytes(const struct acpi_generic_address *gas,
 	return bytes;
 }
 
-int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
-		    struct acpi_gas_access *out)
+/* Where @bytes-wide accesses to @gas go; the address space's own limits checked. */
+static int gas_place(const struct acpi_generic_address *gas, unsigned int bytes,
+		     struct acpi_gas_access *out)
 {
-	unsigned int bytes;
-
-	if (!gas || !out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	if (gas->address == 0)
-		return ACPI_ERROR_NOT_FOUND;
-	bytes = gas_width_bytes(gas, default_bytes);
 	if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
 		return ACPI_ERROR_MALFORMED;
 	out->space_id = gas->space_id;
@@ -825,6 +907,125 @@ int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default
 	default:
 		return ACPI_ERROR_MALFORMED;
 	}
+}
+
+int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
+		    struct acpi_gas_access *out)
+{
+	if (!gas || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	return gas_place(gas, gas_width_bytes(gas, default_bytes), out);
+}
+
+/*
+ * The access width ACPICA gives a register (hwregs.c,
+ * acpi_hw_get_access_bit_width()): a GAS in "register" form - bit offset 0
+ * and a bit width of 8, 16, 32 or 64 - is accessed at its bit width and its
+ * access size is ignored; otherwise (a "region") the access size decides,
+ * or, when that is undefined, the smallest power of two covering offset and
+ * width, narrowed until the address is aligned to it.  I/O is at most 32
+ * bits wide, and no access exceeds @max_bits.
+ */
+static unsigned int register_access_bits(const struct acpi_generic_address *gas,
+					 unsigned int bit_width, unsigned int max_bits)
+{
+	unsigned int bits;
+
+	if (gas->bit_offset == 0 &&
+	    (bit_width == 8 || bit_width == 16 || bit_width == 32 || bit_width == 64)) {
+		bits = bit_width;
+	} else if (gas->access_size != ACPI_GAS_ACCESS_UNDEFINED) {
+		if (gas->access_size > ACPI_GAS_ACCESS_QWORD)
+			return 0;
+		bits = 8u << (gas->access_size - 1);
+	} else {
+		bits = 8;
+		while (bits < gas->bit_offset + bit_width && bits < 64)
+			bits *= 2;
+		while (bits > 8 && gas->address % (bits / 8))
+			bits /= 2;
+	}
+	if (gas->space_id == ACPI_GAS_SYSTEM_IO && max_bits > 32)
+		max_bits = 32;
+	return bits < max_bits ? bits : max_bits;
+}
+
+int acpi_gas_register_access(const struct acpi_generic_address *gas, unsigned int max_bytes,
+			     struct acpi_gas_access *out)
+{
+	if (!gas || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	out->stated_bit_width = gas->bit_width;
+	return gas_place(gas, register_access_bits(gas, gas->bit_width, max_bytes * 8) / 8, out);
+}
+
+const char *acpi_fadt_register_name(enum acpi_fadt_register which)
+{
+	switch (which) {
+	case ACPI_FADT_PM1A_CONTROL:
+		return "PM1a_CNT";
+	case ACPI_FADT_PM1B_CONTROL:
+		return "PM1b_CNT";
+	case ACPI_FADT_PM_TIMER:
+		return "PM_TMR";
+	case ACPI_FADT_RESET:
+		return "RESET_REG";
+	}
+	return "?";
+}
+
+int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
+			      struct acpi_gas_access *out)
+{
+	const struct acpi_generic_address *gas;
+	unsigned int width;
+
+	if (!fadt || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	/*
+	 * The width each register must have.  ACPICA replaces any other stated
+	 * width by these before accessing them (tbfadt.c,
+	 * acpi_tb_setup_fadt_registers(): "Invalid length for FADT/%s: %u, using
+	 * default %u"); the FADT itself mandates them: PM1x_CNT is 2 bytes
+	 * (PM1_CNT_LEN, ACPI 6.5 4.8.3.2.1), the PM timer 4 (PM_TMR_LEN, 4.8.3.3:
+	 * a 32-bit register whatever TMR_VAL_EXT says of its counting bits),
+	 * RESET_REG 8 bits (4.8.3.6; ACPICA's acpi_reset() writes an I/O reset
+	 * register as one byte whatever the GAS says).
+	 */
+	switch (which) {
+	case ACPI_FADT_PM1A_CONTROL:
+		gas = &fadt->pm1a_control;
+		width = 16;
+		break;
+	case ACPI_FADT_PM1B_CONTROL:
+		gas = &fadt->pm1b_control;
+		width = 16;
+		break;
+	case ACPI_FADT_PM_TIMER:
+		gas = &fadt->pm_timer;
+		width = 32;
+		break;
+	case ACPI_FADT_RESET:
+		if (!fadt->has_reset_register)
+			return ACPI_ERROR_NOT_FOUND;
+		gas = &fadt->reset_register;
+		width = 8;
+		break;
+	default:
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	}
+	if (gas->address == 0)
+		return ACPI_ERROR_NOT_FOUND;
+	out->stated_bit_width = gas->bit_width;
+	out->width_corrected = gas->bit_width != width;
+	return gas_place(gas, register_access_bits(gas, width, 64) / 8, out);
 }
 
 /*
@@ -858,7 +1059,7 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "FACP", &header);
+	error = check_for_parsing(table, available, "FACP", &header);
 	if (error)
 		return error;
 	length = header.length;
@@ -912,7 +1113,23 @@ int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out)
 	return ACPI_OK;
 }
 
-/* --- HPET, MCFG ------------------------------------------------------------------ */
+/* --- HPET, SPCR, MCFG ------------------------------------------------------------ */
+
+/* Clear @out (@size bytes), then check @table as a @signature of at least @minimum bytes. */
+static int begin_fixed_table(const void *table, size_t available, const char *signature,
+			     uint32_t minimum, void *out, size_t size,
+			     struct acpi_table_header *header)
+{
+	int error;
+
+	if (!out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	memset(out, 0, size);
+	error = check_for_parsing(table, available, signature, header);
+	if (error)
+		return error;
+	return header->length < minimum ? ACPI_ERROR_BAD_LENGTH : ACPI_OK;
+}
 
 int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 {
@@ -920,20 +1137,98 @@ int acpi_hpet_parse(const void *table, size_t available, struct acpi_hpet *out)
 	const uint8_t *bytes = table;
 	int error;
 
-	if (!out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "HPET", &header);
+	error = begin_fixed_table(table, available, "HPET", HPET_MIN_LENGTH, out, sizeof(*out),
+				  &header);
 	if (error)
 		return error;
-	if (header.length < HPET_MIN_LENGTH)
-		return ACPI_ERROR_BAD_LENGTH;
 	out->event_timer_block_id = get_le32(bytes + HPET_BLOCK_ID);
 	field_gas(bytes, header.length, HPET_BASE_ADDRESS, &out->base);
 	out->hpet_number = bytes[HPET_NUMBER];
 	out->minimum_tick = get_le16(bytes + HPET_MINIMUM_TICK);
 	out->page_protection = bytes[HPET_PAGE_PROTECTION];
 	return ACPI_OK;
+}
+
+int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out)
+{
+	struct acpi_table_header header;
+	const uint8_t *bytes = table;
+	int error;
+
+	error = begin_fixed_table(table, available, "SPCR", SPCR_MIN_LENGTH, out, sizeof(*out),
+				  &header);
+	if (error)
+		return error;
+	out->revision = header.revision;
+	out->interface_type = bytes[SPCR_INTERFACE_TYPE];
+	field_gas(bytes, header.length, SPCR_BASE_ADDRESS, &out->base);
+	out->interrupt_type = bytes[SPCR_INTERRUPT_TYPE];
+	out->irq = bytes[SPCR_IRQ];
+	out->gsi = get_le32(bytes + SPCR_GSI);
+	out->baud_rate_code = bytes[SPCR_BAUD_RATE];
+	out->parity = bytes[SPCR_PARITY];
+	out->stop_bits = bytes[SPCR_STOP_BITS];
+	out->flow_control = bytes[SPCR_FLOW_CONTROL];
+	out->terminal_type = bytes[SPCR_TERMINAL_TYPE];
+	return ACPI_OK;
+}
+
+const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access *access,
+			   unsigned int *baud)
+{
+	if (!spcr || !access || !baud)
+		return "no SPCR";
+	memset(access, 0, sizeof(*access));
+	*baud = 0;
+	/* Linux's spcr.c takes these three as 16550s; the rest are other UARTs. */
+	if (spcr->interface_type != ACPI_SPCR_16550 &&
+	    spcr->interface_type != ACPI_SPCR_16550_SUBSET &&
+	    spcr->interface_type != ACPI_SPCR_16550_GAS)
+		return "not a 16550-compatible UART";
+	if (spcr->base.address == 0)
+		return "no UART address (0)";
+	if (spcr->base.space_id != ACPI_GAS_SYSTEM_IO &&
+	    spcr->base.space_id != ACPI_GAS_SYSTEM_MEMORY)
+		return "the UART is neither in I/O nor in memory space";
+	/*
+	 * Linux's spcr.c: an I/O UART takes byte accesses; in memory the access
+	 * size picks 8-, 16- or 32-bit accesses, anything else meaning bytes.
+	 */
+	if (spcr->base.space_id == ACPI_GAS_SYSTEM_IO) {
+		struct acpi_generic_address port = spcr->base;
+
+		port.access_size = ACPI_GAS_ACCESS_BYTE;
+		if (acpi_gas_decode(&port, 1, access) != ACPI_OK)
+			return "the UART's port is out of range";
+	} else {
+		struct acpi_generic_address memory = spcr->base;
+
+		if (memory.access_size > ACPI_GAS_ACCESS_DWORD)
+			memory.access_size = ACPI_GAS_ACCESS_BYTE;
+		if (acpi_gas_decode(&memory, 1, access) != ACPI_OK)
+			return "the UART's address is malformed";
+	}
+	/* The SPCR's baud codes; 0 means "as the firmware left it" (SPCR 1.04). */
+	switch (spcr->baud_rate_code) {
+	case 0:
+		*baud = 0;
+		break;
+	case 3:
+		*baud = 9600;
+		break;
+	case 4:
+		*baud = 19200;
+		break;
+	case 6:
+		*baud = 57600;
+		break;
+	case 7:
+		*baud = 115200;
+		break;
+	default:
+		return "an unknown baud rate code";
+	}
+	return NULL;
 }
 
 int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
@@ -943,14 +1238,10 @@ int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 	size_t count;
 	int error;
 
-	if (!out)
-		return ACPI_ERROR_INVALID_ARGUMENT;
-	memset(out, 0, sizeof(*out));
-	error = acpi_table_check(table, available, "MCFG", &header);
+	error = begin_fixed_table(table, available, "MCFG", MCFG_ENTRIES, out, sizeof(*out),
+				  &header);
 	if (error)
 		return error;
-	if (header.length < MCFG_ENTRIES)
-		return ACPI_ERROR_BAD_LENGTH;
 	count = (header.length - MCFG_ENTRIES) / MCFG_ENTRY_SIZE;
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *entry = bytes + MCFG_ENTRIES + i * MCFG_ENTRY_SIZE;
@@ -1097,7 +1388,7 @@ int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type
 
 	if (!out)
 		return ACPI_ERROR_INVALID_ARGUMENT;
-	error = acpi_table_check(table, available, NULL, &header);
+	error = check_for_parsing(table, available, NULL, &header);
 	if (error)
 		return error;
 	/* header.length >= 36, so the bound cannot wrap. */
@@ -1116,4 +1407,23 @@ int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type
 		}
 	}
 	return seen ? ACPI_ERROR_MALFORMED : ACPI_ERROR_NOT_FOUND;
+}
+
+int acpi_tables_find_s5(const struct acpi_tables *tables, uint64_t dsdt_address,
+			struct acpi_sleep_type *out)
+{
+	int result = ACPI_ERROR_NOT_FOUND;
+	const void *table = NULL;
+	uint32_t length;
+
+	if (!tables || !out)
+		return ACPI_ERROR_INVALID_ARGUMENT;
+	if (dsdt_address)
+		table = acpi_tables_map(tables, dsdt_address, "DSDT", &length);
+	if (table)
+		result = acpi_aml_find_s5(table, length, out);
+	for (size_t instance = 0; result != ACPI_OK &&
+	     (table = acpi_tables_find(tables, "SSDT", instance, &length)) != NULL; instance++)
+		result = acpi_aml_find_s5(table, length, out);
+	return result;
 }

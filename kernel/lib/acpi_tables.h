@@ -47,6 +47,7 @@
 #define ACPI_MAX_INTERRUPT_OVERRIDES	48
 #define ACPI_MAX_LOCAL_NMIS		ACPI_MAX_CPUS	/* firmware may list one per CPU */
 #define ACPI_MAX_MCFG_ALLOCATIONS	16
+#define ACPI_MADT_REPEATED_IDS_SHOWN	5	/* in the one report of repeated APIC IDs */
 
 /* Return values; every function returning int uses these. */
 enum acpi_error {
@@ -269,7 +270,10 @@ size_t acpi_tables_count(const struct acpi_tables *tables);
  * @length: set to the table's checked Length on success (may be NULL)
  *
  * Maps the 36-byte header, then Length bytes, and runs acpi_table_check().
- * A failure is reported with the signature found and the address.
+ * A failure is reported with the signature found and the address.  A bad
+ * checksum alone does not refuse the table: it is reported ("used anyway,
+ * as Linux does": ACPICA only warns, tbprint.c acpi_tb_verify_checksum())
+ * and the table returned; every parser checks its fields on their own.
  *
  * Return: the mapped, checked table, or NULL.
  */
@@ -302,7 +306,8 @@ const void *acpi_tables_next(const struct acpi_tables *tables, size_t *cursor, u
  *
  * Entries whose header cannot be mapped are skipped silently (their
  * signature is unknown); a table with @signature failing a check is
- * reported and skipped, so a later valid copy can still be found.
+ * reported and skipped, so a later valid copy can still be found.  A bad
+ * checksum alone is not reported here (acpi_tables_next() reports it).
  *
  * Return: the mapped, checked table, or NULL.
  */
@@ -377,7 +382,11 @@ struct acpi_madt_local_nmi {
  * @cpus_beyond_capacity: CPU entries seen after @cpus was full; the table
  *			lists @cpu_count + @cpus_beyond_capacity CPUs
  * @duplicate_apic_ids:	CPU entries whose APIC ID an earlier stored entry
- *			already had (each one is also reported)
+ *			already had; one report per MADT sums them up
+ * @enabled_duplicate_apic_ids: those of them that are enabled (a firmware bug
+ *			that matters: the second start would reach the first CPU)
+ * @repeated_apic_ids:	the first distinct repeated IDs, for the report
+ * @repeated_apic_id_count: distinct repeated IDs (may exceed what is kept)
  * @bad_entries:	entries skipped for being shorter than their type
  *			requires, plus the one that stopped the walk, if any
  * @other_entries:	well-formed entries of types not decoded here
@@ -393,6 +402,9 @@ struct acpi_madt {
 	size_t cpu_count;
 	size_t cpus_beyond_capacity;
 	size_t duplicate_apic_ids;
+	size_t enabled_duplicate_apic_ids;
+	uint32_t repeated_apic_ids[ACPI_MADT_REPEATED_IDS_SHOWN];
+	size_t repeated_apic_id_count;
 
 	struct acpi_madt_io_apic io_apics[ACPI_MAX_IO_APICS];
 	size_t io_apic_count;
@@ -457,6 +469,9 @@ struct acpi_generic_address {
  * @bytes:	the access width: 1, 2, 4 or 8
  * @address:	the I/O port or physical address (for PCI: the offset)
  * @pci_device, @pci_function: for ACPI_GAS_PCI_CONFIG, on segment 0 bus 0
+ * @stated_bit_width: the GAS's Register Bit Width field, as the table has it
+ * @width_corrected: acpi_fadt_register_access() replaced @stated_bit_width by
+ *		the width the FADT mandates for the register (worth a warning)
  */
 struct acpi_gas_access {
 	uint8_t space_id;
@@ -464,6 +479,8 @@ struct acpi_gas_access {
 	uint64_t address;
 	uint8_t pci_device;
 	uint8_t pci_function;
+	uint8_t stated_bit_width;
+	bool width_corrected;
 };
 
 /**
@@ -473,8 +490,13 @@ struct acpi_gas_access {
  *                 size nor a bit width (legacy ACPI 1.0 fields)
  * @out: filled in on success
  *
- * The width is the access size when given (ACPI 6.5, 5.2.3.2), else the
- * bit width rounded up to a power of two, else @default_bytes.  PCI
+ * ACPI 6.5 5.2.3.2 defines the GAS fields but not which one wins when the
+ * access size contradicts the bit width; each consumer follows the OS
+ * whose reading firmware was tested against.  This one is Linux's reading
+ * for the SPCR (drivers/acpi/spcr.c: the access size picks the MMIO
+ * width): the access size when given, else the bit width rounded up to a
+ * power of two, else @default_bytes.  The FADT's registers are read as
+ * ACPICA does, by acpi_fadt_register_access().  PCI
  * configuration addresses are device (bits 47:32), function (31:16) and
  * offset (15:0) on segment 0, bus 0.
  *
@@ -485,6 +507,26 @@ struct acpi_gas_access {
  */
 int acpi_gas_decode(const struct acpi_generic_address *gas, unsigned int default_bytes,
 		    struct acpi_gas_access *out);
+
+/**
+ * acpi_gas_register_access - the access ACPICA makes to a register
+ * @gas: the register
+ * @max_bytes: the widest access the caller allows (8 for "any")
+ * @out: filled in on success
+ *
+ * ACPICA's rule (hwregs.c, acpi_hw_get_access_bit_width()): a "register"
+ * GAS (bit offset 0, bit width 8, 16, 32 or 64) is accessed at its bit
+ * width, its access size ignored; any other is a "region", accessed at
+ * its access size, or when that is undefined at the smallest power of two
+ * covering offset and width that the address is aligned to.  I/O accesses
+ * are at most 4 bytes.  Firmware is tested against this reading: Dell
+ * Precision T3500s state a 32-bit PM timer with byte access, which this
+ * reads 4 bytes wide.
+ *
+ * Return: as acpi_gas_decode().
+ */
+int acpi_gas_register_access(const struct acpi_generic_address *gas, unsigned int max_bytes,
+			     struct acpi_gas_access *out);
 
 /* FADT fixed feature flags (5.2.9) */
 #define ACPI_FADT_TMR_VAL_EXT		(1u << 8)	/* PM timer counts 32 bits, not 24 */
@@ -559,6 +601,38 @@ struct acpi_fadt {
  */
 int acpi_fadt_parse(const void *table, size_t available, struct acpi_fadt *out);
 
+/* The FADT registers the kernel accesses, for acpi_fadt_register_access(). */
+enum acpi_fadt_register {
+	ACPI_FADT_PM1A_CONTROL,
+	ACPI_FADT_PM1B_CONTROL,
+	ACPI_FADT_PM_TIMER,
+	ACPI_FADT_RESET,
+};
+
+/** acpi_fadt_register_name - "PM1a_CNT", "PM1b_CNT", "PM_TMR" or "RESET_REG" */
+const char *acpi_fadt_register_name(enum acpi_fadt_register which);
+
+/**
+ * acpi_fadt_register_access - how to access one of the FADT's registers
+ * @fadt: from acpi_fadt_parse()
+ * @which: the register (its resolved GAS: X_ field or 32-bit port)
+ * @out: filled in on success; @out->width_corrected says whether the
+ *       stated bit width was replaced
+ *
+ * As ACPICA does: the bit width is first forced to the one the register
+ * must have (PM1x_CNT 16, PM_TMR 32, RESET_REG 8; tbfadt.c "Invalid length
+ * for FADT/..., using default"), then acpi_gas_register_access()'s rule
+ * picks the access width, so PM1a_CNT stated "16 bits, byte access" is
+ * written 2 bytes wide (one byte could never set SLP_EN, bit 13) and a
+ * reset register at 0xCF9 stated "8 bits, word access" 1 byte wide.
+ * RESET_REG is not checked for RESET_REG_SUP: see acpi_fadt.reset_supported.
+ *
+ * Return: ACPI_OK; ACPI_ERROR_NOT_FOUND when the FADT has no such register
+ * (address 0); ACPI_ERROR_MALFORMED as acpi_gas_decode().
+ */
+int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
+			      struct acpi_gas_access *out);
+
 /* --- HPET (IA-PC HPET specification 1.0a, 3.2.4) ----------------------------- */
 
 struct acpi_hpet {
@@ -604,6 +678,53 @@ struct acpi_mcfg {
  */
 int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out);
 
+/* --- SPCR (Microsoft Serial Port Console Redirection Table) ---------------- */
+
+/* Interface types (Microsoft's DBG2 port subtypes) that are 16550s. */
+#define ACPI_SPCR_16550			0x00	/* fully 16550-compatible */
+#define ACPI_SPCR_16550_SUBSET		0x01	/* 16550 subset (the DBGP rev 1 kind) */
+#define ACPI_SPCR_16550_GAS		0x12	/* 16550 with parameters from the GAS */
+
+/*
+ * The UART a server's firmware and its BMC use for the console (often COM2,
+ * serial-over-LAN).  Read as Linux's drivers/acpi/spcr.c reads it.
+ */
+struct acpi_spcr {
+	uint8_t revision;
+	uint8_t interface_type;			/* offset 36: ACPI_SPCR_* or another UART */
+	struct acpi_generic_address base;	/* offset 40: the UART's registers */
+	uint8_t interrupt_type;			/* offset 52: bit 0 PC-AT IRQ, bit 1 I/O APIC */
+	uint8_t irq;				/* offset 53 */
+	uint32_t gsi;				/* offset 54 */
+	uint8_t baud_rate_code;			/* offset 58: 0 as left, 3 9600 ... 7 115200 */
+	uint8_t parity, stop_bits, flow_control, terminal_type;	/* offsets 59-62 */
+};
+
+/**
+ * acpi_spcr_parse - read the SPCR's fields
+ * @table: the table ("SPCR", at least 63 bytes)
+ * @available: readable bytes at @table
+ * @out: cleared, then filled in
+ *
+ * Return: ACPI_OK or a negative enum acpi_error (BAD_LENGTH below 63 bytes).
+ */
+int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out);
+
+/**
+ * acpi_spcr_uart - whether the SPCR names a 16550 the console can use
+ * @spcr: from acpi_spcr_parse()
+ * @access: set to the UART's base: I/O port (byte accesses) or memory, whose
+ *          access width the GAS's access size gives (8, 16 or 32 bits, else 8),
+ *          as Linux's spcr.c does
+ * @baud: set to the baud rate; 0 means "as the firmware left it"
+ *
+ * Address 0 is common on desktops whose SPCR describes nothing.
+ *
+ * Return: NULL when usable, else why not ("no UART address (0)", ...).
+ */
+const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access *access,
+			   unsigned int *baud);
+
 /* --- \_S5 in AML (7.4.2, 20.2) ---------------------------------------------- */
 
 struct acpi_sleep_type {
@@ -633,5 +754,22 @@ struct acpi_sleep_type {
  * or an error from the header check.
  */
 int acpi_aml_find_s5(const void *table, size_t available, struct acpi_sleep_type *out);
+
+/**
+ * acpi_tables_find_s5 - \_S5 from the DSDT, else from the first SSDT that has it
+ * @tables: from acpi_tables_init()
+ * @dsdt_address: the FADT's (acpi_fadt.dsdt_address)
+ * @out: set on success
+ *
+ * \_S5 is a name in the ACPI namespace, which the DSDT and every SSDT build
+ * together (ACPI 6.5 5.2.11.2): firmware may declare it in an SSDT.
+ * SeaBIOS's own tables do (QEMU q35 with acpi=off, where SeaBIOS builds them
+ * instead of QEMU: its "misc" SSDT holds \_S3, \_S4 and \_S5).
+ *
+ * Return: ACPI_OK, or the last acpi_aml_find_s5() error (ACPI_ERROR_NOT_FOUND
+ * when no table could be searched).
+ */
+int acpi_tables_find_s5(const struct acpi_tables *tables, uint64_t dsdt_address,
+			struct acpi_sleep_type *out);
 
 #endif /* TRIGOS_LIB_ACPI_TABLES_H */

@@ -7,6 +7,9 @@
  *	console=ttyS1,115200	the second UART (COM2), 115200 baud 8N1
  *	console=ttyS0		COM1 at the default 115200 baud
  *	console=fb		the screen (framebuffer); tty0 means the same
+ *	console=auto		the UART the firmware's SPCR table names (a
+ *				server's BMC console, often COM2); without a
+ *				usable one, every console as with no console=
  *
  * Several console= words may be given; output goes to all of them.
  */
@@ -19,6 +22,7 @@
 enum console_kind {
 	CONSOLE_KIND_SERIAL,
 	CONSOLE_KIND_SCREEN,
+	CONSOLE_KIND_AUTO,	/* the SPCR's UART, known once ACPI is read */
 };
 
 struct console_spec {
@@ -28,7 +32,7 @@ struct console_spec {
 };
 
 /**
- * console_spec_parse - read "ttyS<N>[,<baud>[n8]]", "fb" or "tty0"
+ * console_spec_parse - read "ttyS<N>[,<baud>[n8]]", "fb", "tty0" or "auto"
  * @value: the characters after "console=" (need not be NUL-terminated)
  * @length: how many
  * @spec: filled in on success

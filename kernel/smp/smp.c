@@ -15,6 +15,7 @@
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
 #include <asm/apic.h>
+#include <lib/format.h>
 
 struct smp_summary smp_summary;
 
@@ -31,7 +32,7 @@ int cpu_from_apic_id(uint32_t apic_id)
 
 static void report_madt_problem(void *context, const char *message)
 {
-	ktap_note("smp: MADT: %s", message);
+	ktap_note("smp: %s", message);	/* the message names the MADT */
 }
 
 /* xAPIC 0xff and x2APIC 0xffffffff are broadcast IDs, never a CPU's. */
@@ -76,6 +77,31 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 		cpu->present = true;
 	}
 	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
+}
+
+/*
+ * I/O APICs are never programmed, but one listed that does not answer
+ * (another machine's MADT in QEMU) is worth knowing: one line for all.
+ */
+static void report_io_apics(void)
+{
+	char absent[96] = "";
+	size_t used = 0, answering = 0;
+
+	for (size_t i = 0; i < madt.io_apic_count; i++) {
+		uint32_t version = io_apic_version(madt.io_apics[i].address);
+
+		if (version != 0 && version != 0xffffffffu)
+			answering++;
+		else
+			used += scnprintf(absent + used, sizeof(absent) - used, " %u@0x%x",
+					  madt.io_apics[i].id, madt.io_apics[i].address);
+	}
+	if (answering == madt.io_apic_count)
+		return;
+	ktap_note("smp: the MADT lists %zu I/O APICs, %zu answer%s; the rest read 0 or all ones, "
+		  "not there (never programmed):%s", madt.io_apic_count, answering,
+		  answering == 1 ? "s" : "", absent);
 }
 
 static const char *discovery_name(void)
@@ -140,6 +166,7 @@ void smp_discover(void)
 	if (table && acpi_madt_parse(table, length, &reporter, &madt) == ACPI_OK) {
 		smp_summary.discovered_by = CPU_DISCOVERY_ACPI_MADT;
 		add_cpus_from_madt(bsp_apic_id);
+		report_io_apics();
 	} else if (arch_mp_table_discover(bsp_apic_id)) {
 		smp_summary.discovered_by = CPU_DISCOVERY_MP_TABLE;
 	} else {
@@ -211,10 +238,39 @@ void smp_start_aps_early(void)
 	started_early = arch_smp_start_aps_early();
 	ipis_sent = cycles();
 }
+/*
+ * CPUs the MADT lists that never answered: tables describing other
+ * hardware (a real machine's in QEMU, tools/run --acpi-tables) list dozens.
+ * One line names them all, the first few by CPU and APIC ID.
+ */
+#define NOT_STARTED_SHOWN	6
+
+struct not_started {
+	unsigned int count;
+	char shown[NOT_STARTED_SHOWN * 24];
+	size_t used;
+};
+
+static void note_not_started(struct not_started *list, unsigned int cpu)
+{
+	if (list->count++ < NOT_STARTED_SHOWN)
+		list->used += scnprintf(list->shown + list->used, sizeof(list->shown) - list->used,
+					" %u (apic 0x%x)", cpu, cpus[cpu].apic_id);
+}
+
+static void report_not_started(const struct not_started *list)
+{
+	if (list->count)
+		ktap_note("smp: %u CPU%s did not start: cpu%s%s", list->count,
+			  list->count == 1 ? "" : "s", list->shown,
+			  list->count > NOT_STARTED_SHOWN ? " ..." : "");
+}
+
 
 void smp_boot_aps(void)
 {
 	uint64_t deadline, first_online = UINT64_MAX;
+	struct not_started not_started = { .count = 0 };
 	bool in_time = true;
 	unsigned int waiting = smp_summary.present - 1;
 
@@ -251,7 +307,7 @@ void smp_boot_aps(void)
 	for (unsigned int i = 1; i < smp_summary.present; i++) {
 		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
 			cpus[i].boot_failed = true;
-			ktap_note("smp: cpu %u (apic 0x%x) did not start", i, cpus[i].apic_id);
+			note_not_started(&not_started, i);
 		} else {
 			if (cpus[i].online_cycles > smp_summary.all_online_cycles)
 				smp_summary.all_online_cycles = cpus[i].online_cycles;
@@ -259,6 +315,7 @@ void smp_boot_aps(void)
 				first_online = cpus[i].online_cycles;
 		}
 	}
+	report_not_started(&not_started);
 	ktap_note("smp: %u of %u CPUs online; first INIT to all online: %llu us",
 		  cpus_online(), smp_summary.present,
 		  (unsigned long long)(smp_summary.all_online_cycles > smp_summary.first_init_cycles ?

@@ -477,12 +477,27 @@ static void bad_xsdt_falls_back_to_the_rsdt(void)
 	uint8_t rsdp[36];
 
 	standard_layout(rsdp);
-	phys_at(XSDT_AT)[40] ^= 0x40;	/* corrupt an entry: checksum fails */
+	phys_at(XSDT_AT)[0] = 'Y';	/* not an XSDT at all */
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 36, &memory, &reporter), ACPI_OK);
 	EXPECT_FALSE(tables.root.is_xsdt);
 	EXPECT_EQ(tables.root_address, RSDT_AT);
-	EXPECT_TRUE(reported("XSDT at 0x81001: bad checksum"));
+	EXPECT_TRUE(reported("expected \"XSDT\""));
 	EXPECT_TRUE(reported("trying the RSDT"));
+	EXPECT_TRUE(acpi_tables_find(&tables, "FACP", 0, NULL) == phys_at(FACP_AT));
+}
+
+/* As Linux does (ACPICA's acpi_tb_verify_checksum() only warns): kept, with a warning. */
+static void xsdt_with_a_bad_checksum_is_used_with_a_warning(void)
+{
+	struct acpi_tables tables;
+	uint8_t rsdp[36];
+
+	standard_layout(rsdp);
+	phys_at(XSDT_AT)[9]++;
+	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 36, &memory, &reporter), ACPI_OK);
+	EXPECT_TRUE(tables.root.is_xsdt);
+	EXPECT_TRUE(reported("XSDT at 0x81001: bad checksum (sum 0x01); used anyway"));
+	EXPECT_FALSE(reported("trying the RSDT"));
 	EXPECT_TRUE(acpi_tables_find(&tables, "FACP", 0, NULL) == phys_at(FACP_AT));
 }
 
@@ -539,6 +554,7 @@ static void find_skips_a_bad_copy_and_reports_it(void)
 {
 	const uint64_t entries[] = { APIC_AT, APIC_AT + 0x100 };
 	struct acpi_tables tables;
+	size_t cursor = 0;
 	uint8_t rsdp[36];
 
 	reset();
@@ -548,8 +564,18 @@ static void find_skips_a_bad_copy_and_reports_it(void)
 	make_root_at(RSDT_AT, false, entries, 2);
 	make_rsdp(rsdp, 0, (uint32_t)RSDT_AT, 0);
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 20, &memory, &reporter), ACPI_OK);
+	/*
+	 * A bad checksum alone keeps the table (Linux does too), warned of once
+	 * by the enumeration at boot, not at every look-up.
+	 */
+	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 0, NULL) == phys_at(APIC_AT));
+	EXPECT_EQ(messages.count, 0);
+	EXPECT_TRUE(acpi_tables_next(&tables, &cursor, NULL, NULL) == phys_at(APIC_AT));
+	EXPECT_TRUE(reported("APIC at 0x82000: bad checksum (sum 0x01); used anyway"));
+	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 1, NULL) == phys_at(APIC_AT + 0x100));
+	put32(phys_at(APIC_AT) + 4, 30);	/* a length below the header's: skipped */
 	EXPECT_TRUE(acpi_tables_find(&tables, "APIC", 0, NULL) == phys_at(APIC_AT + 0x100));
-	EXPECT_TRUE(reported("APIC at 0x82000: bad checksum; skipped"));
+	EXPECT_TRUE(reported("APIC at 0x82000: implausible length 30; skipped"));
 	EXPECT_NULL(acpi_tables_find(&tables, "APIC", 1, NULL));
 }
 
@@ -635,13 +661,16 @@ static void next_reports_every_bad_entry(void)
 	EXPECT_EQ(length, 44);
 	EXPECT_EQ(messages.count, 0);
 	found = acpi_tables_next(&tables, &cursor, &length, &address);
-	EXPECT_TRUE(found == phys_at(HPET_AT));
-	EXPECT_EQ(address, HPET_AT);
-	EXPECT_EQ(cursor, 5);
+	EXPECT_TRUE(found == phys_at(FACP_AT));
+	EXPECT_EQ(cursor, 4);
 	EXPECT_EQ(messages.count, 3);
 	EXPECT_TRUE(reported("XSDT entry 1 is null"));
 	EXPECT_TRUE(reported("header not mapped"));
 	EXPECT_TRUE(reported("FACP at 0x83000: bad checksum"));
+	found = acpi_tables_next(&tables, &cursor, &length, &address);
+	EXPECT_TRUE(found == phys_at(HPET_AT));
+	EXPECT_EQ(address, HPET_AT);
+	EXPECT_EQ(cursor, 5);
 	EXPECT_NULL(acpi_tables_next(&tables, &cursor, &length, &address));
 	EXPECT_EQ(length, 0);
 	EXPECT_NULL(acpi_tables_next(&tables, NULL, NULL, NULL));
@@ -674,7 +703,7 @@ static void signatures_in_reports_are_printable(void)
 
 	reset();
 	make_table_at(APIC_AT, "A\001\n\377", 44);
-	phys_at(APIC_AT)[9]++;
+	put32(phys_at(APIC_AT) + 4, 20);
 	make_root_at(RSDT_AT, false, entries, 1);
 	make_rsdp(rsdp, 0, (uint32_t)RSDT_AT, 0);
 	ASSERT_EQ(acpi_tables_init(&tables, rsdp, 20, &memory, &reporter), ACPI_OK);
@@ -1093,8 +1122,31 @@ static void duplicate_apic_ids_are_reported_not_merged(void)
 	ASSERT_EQ(parse_madt(), ACPI_OK);
 	EXPECT_EQ(madt.cpu_count, 4);
 	EXPECT_EQ(madt.duplicate_apic_ids, 2);
-	EXPECT_TRUE(reported("APIC ID 1 listed again (CPUs 1 and 2)"));
-	EXPECT_TRUE(reported("APIC ID 0 listed again (CPUs 0 and 3)"));
+	EXPECT_EQ(madt.enabled_duplicate_apic_ids, 2);
+	EXPECT_EQ(messages.count, 1);
+	EXPECT_TRUE(reported("MADT: 2 CPU entries repeat an APIC ID (2 of them enabled); "
+			     "IDs 0x1 0x0"));
+}
+
+/*
+ * Placeholders for CPUs the board could hold, as an ASRock X399 Taichi lists
+ * them (96 repeats of disabled IDs): one line for the whole MADT.
+ */
+static void placeholder_duplicates_are_summed_up_in_one_report(void)
+{
+	madt_begin(0xfee00000, 0);
+	madt_lapic(0, 0, 1);
+	madt_lapic(1, 1, 1);
+	for (unsigned int i = 0; i < 96; i++)
+		madt_lapic((uint8_t)(2 + i), i < 60 ? 0xff : (uint8_t)(i % 2), 0);
+	ASSERT_EQ(parse_madt(), ACPI_OK);
+	EXPECT_EQ(madt.cpu_count, 98);
+	EXPECT_EQ(madt.duplicate_apic_ids, 95);
+	EXPECT_EQ(madt.enabled_duplicate_apic_ids, 0);
+	EXPECT_EQ(madt.repeated_apic_id_count, 3);
+	EXPECT_EQ(messages.count, 1);
+	EXPECT_TRUE(reported("MADT: 95 CPU entries repeat an APIC ID (0 of them enabled); "
+			     "IDs 0xff 0x0 0x1"));
 }
 
 static void io_apics_beyond_capacity_are_counted(void)
@@ -1116,9 +1168,14 @@ static void madt_header_problems_are_errors(void)
 	put32(table + 4, (uint32_t)madt_length);
 	seal(table);
 	table[50] ^= 1;
-	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_ERROR_BAD_CHECKSUM);
+	/* A bad checksum is acpi_tables_map()'s to warn of; the entries are still read. */
+	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_OK);
+	EXPECT_EQ(madt.cpu_count, 1);
+	memcpy(table, "APIX", 4);
+	EXPECT_EQ(acpi_madt_parse(table, madt_length, &reporter, &madt), ACPI_ERROR_BAD_SIGNATURE);
 	EXPECT_EQ(madt.cpu_count, 0);
-	EXPECT_TRUE(reported("MADT: bad checksum"));
+	EXPECT_TRUE(reported("MADT: bad signature"));
+	memcpy(table, "APIC", 4);
 	/* The stated length lies: more than was handed over. */
 	table[50] ^= 1;
 	EXPECT_EQ(acpi_madt_parse(at_end(table, madt_length - 4), madt_length - 4, &reporter,
@@ -1375,6 +1432,102 @@ static void bad_gas_registers_are_refused(void)
 	reg = gas(ACPI_GAS_SYSTEM_IO, 8, 0, 0);
 	EXPECT_EQ(acpi_gas_decode(&reg, 1, &access), ACPI_ERROR_NOT_FOUND);
 	EXPECT_EQ(acpi_gas_decode(NULL, 1, &access), ACPI_ERROR_INVALID_ARGUMENT);
+}
+
+/*
+ * The FADT registers of real machines whose GAS access size contradicts its
+ * bit width (linuxhw/ACPI reports, iasl's decode): each is accessed as ACPICA
+ * accesses it, which is what their firmware was tested against.
+ */
+static void fadt_register_widths_follow_acpica_on_real_machines(void)
+{
+	struct acpi_gas_access access;
+	struct acpi_fadt fadt;
+
+	/* Dell Precision WorkStation T3500: PM timer 32 bits, PM1a_CNT 16, both byte access. */
+	memset(&fadt, 0, sizeof(fadt));
+	fadt.pm_timer = gas(ACPI_GAS_SYSTEM_IO, 32, ACPI_GAS_ACCESS_BYTE, 0x808);
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_BYTE, 0x804);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM_TIMER, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	EXPECT_EQ(access.address, 0x808);
+	EXPECT_FALSE(access.width_corrected);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	EXPECT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1B_CONTROL, &access),
+		  ACPI_ERROR_NOT_FOUND);
+	EXPECT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access),
+		  ACPI_ERROR_NOT_FOUND);
+
+	/* Toshiba TECRA A50-A: PM1a_CNT 16 bits with dword access. */
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_DWORD, 0x1804);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+
+	/* HP laptops: the reset register at 0xCF9, 8 bits with word access. */
+	fadt.has_reset_register = true;
+	fadt.reset_register = gas(ACPI_GAS_SYSTEM_IO, 8, ACPI_GAS_ACCESS_WORD, 0xcf9);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	EXPECT_EQ(access.address, 0xcf9);
+	EXPECT_FALSE(access.width_corrected);
+
+	/*
+	 * A stated width other than the register's own is replaced by it
+	 * (ACPICA's "Invalid length for FADT/PmTimerBlock: 8, using default 32"),
+	 * and said so.
+	 */
+	fadt.pm_timer = gas(ACPI_GAS_SYSTEM_IO, 8, ACPI_GAS_ACCESS_BYTE, 0x408);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM_TIMER, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	EXPECT_TRUE(access.width_corrected);
+	EXPECT_EQ(access.stated_bit_width, 8);
+	fadt.reset_register = gas(ACPI_GAS_SYSTEM_MEMORY, 32, ACPI_GAS_ACCESS_DWORD, 0xfed00000);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_RESET, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	EXPECT_TRUE(access.width_corrected);
+	/* An ACPI 1.0 port (no access size, width from PM1_CNT_LEN) is unchanged. */
+	fadt.pm1a_control = gas(ACPI_GAS_SYSTEM_IO, 16, ACPI_GAS_ACCESS_UNDEFINED, 0x404);
+	ASSERT_EQ(acpi_fadt_register_access(&fadt, ACPI_FADT_PM1A_CONTROL, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	EXPECT_FALSE(access.width_corrected);
+}
+
+/* ACPICA's register/region rule (hwregs.c, acpi_hw_get_access_bit_width()). */
+static void gas_register_form_uses_bit_width_region_form_access_size(void)
+{
+	struct acpi_generic_address reg = gas(ACPI_GAS_SYSTEM_MEMORY, 32, ACPI_GAS_ACCESS_BYTE,
+					       0x1000);
+	struct acpi_gas_access access;
+
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	/* A region (bit offset 3) is accessed at its access size. */
+	reg.bit_offset = 3;
+	reg.bit_width = 5;
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	/* No access size: the power of two covering offset and width, aligned. */
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 24, 0, 0x1000);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	reg.address = 0x1002;
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	/* I/O is at most 32 bits wide; the caller's maximum caps the rest. */
+	reg = gas(ACPI_GAS_SYSTEM_IO, 64, 0, 0x600);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 4);
+	reg = gas(ACPI_GAS_SYSTEM_MEMORY, 64, 0, 0x1000);
+	ASSERT_EQ(acpi_gas_register_access(&reg, 2, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 2);
+	/* The SPCR's reading (access size first) differs on the same GAS. */
+	reg = gas(ACPI_GAS_SYSTEM_IO, 32, ACPI_GAS_ACCESS_BYTE, 0x808);
+	ASSERT_EQ(acpi_gas_decode(&reg, 4, &access), ACPI_OK);
+	EXPECT_EQ(access.bytes, 1);
+	reg.access_size = 7;
+	reg.bit_offset = 1;
+	EXPECT_EQ(acpi_gas_register_access(&reg, 8, &access), ACPI_ERROR_MALFORMED);
 }
 
 static void fadt_cut_inside_a_gas_ignores_it(void)
@@ -1749,7 +1902,7 @@ static void s5_first_bad_candidate_does_not_hide_a_good_one(void)
 	EXPECT_EQ(sleep.slp_typ_b, 7);
 }
 
-static void s5_in_a_bad_table_is_not_trusted(void)
+static void s5_in_a_table_with_a_bad_checksum_or_length(void)
 {
 	static const uint8_t aml[] = {
 		0x08, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0x0a, 0x07, 0x0a, 0x07, 0x00,
@@ -1761,9 +1914,64 @@ static void s5_in_a_bad_table_is_not_trusted(void)
 	memcpy(table + 36, aml, sizeof(aml));
 	seal(table);
 	table[36 + 9] = 0x06;
-	EXPECT_EQ(acpi_aml_find_s5(table, length, &sleep), ACPI_ERROR_BAD_CHECKSUM);
+	/* A bad checksum is warned of by acpi_tables_map(); the package is still read. */
+	ASSERT_EQ(acpi_aml_find_s5(table, length, &sleep), ACPI_OK);
+	EXPECT_EQ(sleep.slp_typ_a, 6);
+	EXPECT_EQ(sleep.slp_typ_b, 7);
 	EXPECT_EQ(acpi_aml_find_s5(table, length, NULL), ACPI_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(acpi_aml_find_s5(at_end(table, 30), 30, &sleep), ACPI_ERROR_TRUNCATED);
+}
+
+/* --- SPCR ------------------------------------------------------------------------- */
+
+static int parse_spcr(uint8_t type, uint8_t space, uint8_t access, uint64_t address,
+		      uint8_t baud_code, struct acpi_spcr *spcr)
+{
+	memset(table, 0, sizeof(table));
+	begin_table(table, "SPCR", 80, 2);
+	table[36] = type;
+	put_gas(table + 40, space, 8, 0, access, address);
+	table[52] = 3;
+	table[53] = 3;
+	put32(table + 54, 3);
+	table[58] = baud_code;
+	seal(table);
+	return acpi_spcr_parse(at_end(table, 80), 80, spcr);
+}
+
+/* The SPCR as Linux's spcr.c reads it: a server's BMC UART at COM2, and what is refused. */
+static void spcr_uart_is_validated(void)
+{
+	struct acpi_gas_access access;
+	struct acpi_spcr spcr;
+	unsigned int baud;
+
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_IO, ACPI_GAS_ACCESS_DWORD, 0x2f8, 7,
+			     &spcr), ACPI_OK);
+	EXPECT_EQ(spcr.irq, 3);
+	EXPECT_NULL(acpi_spcr_uart(&spcr, &access, &baud));
+	EXPECT_EQ(access.space_id, ACPI_GAS_SYSTEM_IO);
+	EXPECT_EQ(access.address, 0x2f8);
+	EXPECT_EQ(access.bytes, 1);	/* I/O: bytes, whatever the access size */
+	EXPECT_EQ(baud, 115200);
+
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550_GAS, ACPI_GAS_SYSTEM_MEMORY, ACPI_GAS_ACCESS_DWORD,
+			     0xfe030000, 0, &spcr), ACPI_OK);
+	EXPECT_NULL(acpi_spcr_uart(&spcr, &access, &baud));
+	EXPECT_EQ(access.bytes, 4);	/* memory: the access size picks the width */
+	EXPECT_EQ(baud, 0);		/* as the firmware left it */
+
+	/* Address 0, as the SPCR of a Dell PowerEdge R820 has it. */
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_MEMORY, 0, 0, 0, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "no UART address (0)");
+	ASSERT_EQ(parse_spcr(3, ACPI_GAS_SYSTEM_MEMORY, 0, 0x1000, 7, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "not a 16550-compatible UART");
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_IO, 0, 0x3f8, 5, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "an unknown baud rate code");
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_PCI_CONFIG, 0, 0x3f8, 7, &spcr), ACPI_OK);
+	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud),
+		     "the UART is neither in I/O nor in memory space");
+	EXPECT_EQ(acpi_spcr_parse(at_end(table, 60), 60, &spcr), ACPI_ERROR_TRUNCATED);
 }
 
 /* --- Random input -------------------------------------------------------------------- */
@@ -1862,6 +2070,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(tables_are_found_through_the_xsdt),
 	TEST_CASE(revision_0_rsdp_uses_the_rsdt),
 	TEST_CASE(bad_xsdt_falls_back_to_the_rsdt),
+	TEST_CASE(xsdt_with_a_bad_checksum_is_used_with_a_warning),
 	TEST_CASE(invalid_rsdp_is_reported),
 	TEST_CASE(missing_root_tables_are_reported),
 	TEST_CASE(null_accessor_maps_nothing),
@@ -1891,6 +2100,7 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(unknown_entry_types_are_skipped_by_length),
 	TEST_CASE(more_cpus_than_capacity_are_counted),
 	TEST_CASE(duplicate_apic_ids_are_reported_not_merged),
+	TEST_CASE(placeholder_duplicates_are_summed_up_in_one_report),
 	TEST_CASE(io_apics_beyond_capacity_are_counted),
 	TEST_CASE(madt_header_problems_are_errors),
 	TEST_CASE(madt_shorter_than_44_bytes_is_rejected),
@@ -1902,6 +2112,8 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(gas_io_and_memory_registers_are_decoded),
 	TEST_CASE(gas_pci_config_register_is_decoded),
 	TEST_CASE(bad_gas_registers_are_refused),
+	TEST_CASE(fadt_register_widths_follow_acpica_on_real_machines),
+	TEST_CASE(gas_register_form_uses_bit_width_region_form_access_size),
 	TEST_CASE(fadt_cut_inside_a_gas_ignores_it),
 	TEST_CASE(extended_pm_timer_is_preferred),
 	TEST_CASE(zero_extended_pm_timer_falls_back_to_the_port),
@@ -1928,7 +2140,8 @@ static const struct test_case acpi_tables_cases[] = {
 	TEST_CASE(s5_with_a_reference_element_is_malformed),
 	TEST_CASE(s5_with_no_elements_is_malformed),
 	TEST_CASE(s5_first_bad_candidate_does_not_hide_a_good_one),
-	TEST_CASE(s5_in_a_bad_table_is_not_trusted),
+	TEST_CASE(s5_in_a_table_with_a_bad_checksum_or_length),
+	TEST_CASE(spcr_uart_is_validated),
 	TEST_CASE(random_tables_are_survived),
 };
 TEST_SUITE(lib_acpi_tables, acpi_tables_cases, NULL, NULL);

@@ -34,13 +34,15 @@ static void screen_names(void)
 	spec.kind = CONSOLE_KIND_SERIAL;
 	EXPECT_NULL(parse("tty0", &spec));
 	EXPECT_EQ(spec.kind, CONSOLE_KIND_SCREEN);
+	EXPECT_NULL(parse("auto", &spec));
+	EXPECT_EQ(spec.kind, CONSOLE_KIND_AUTO);
 }
 
 static void bad_values_say_why(void)
 {
 	static const char *const bad[] = {
 		"", "ttyS", "ttyS4", "ttyS12", "ttyS1x", "ttyS1,", "ttyS1,fast",
-		"ttyS1,115201", "ttyS1,230400", "ttyS1,7", "ttyS1,9600e7", "tty1", "fbx", "vga",
+		"ttyS1,115201", "ttyS1,230400", "ttyS1,7", "ttyS1,9600e7", "tty1", "fbx", "vga", "autox",
 	};
 	struct console_spec spec;
 

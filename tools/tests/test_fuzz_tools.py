@@ -64,8 +64,10 @@ class CraftedTablesTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as directory:
             with contextlib.redirect_stdout(io.StringIO()):
                 acpi_crafted.main(["--out", directory])
-            for name in acpi_crafted.CASES:
-                for relative in (f"{name}.img", os.path.join("expect", name)):
+            files = [(f"{name}.img", os.path.join("expect", name)) for name in acpi_crafted.CASES]
+            files += [(os.path.join("tables", f"{name}.dat"),) for name in acpi_crafted.TABLES]
+            for group in files:
+                for relative in group:
                     with open(os.path.join(directory, relative), "rb") as fresh, \
                             open(os.path.join(committed, relative), "rb") as kept:
                         self.assertEqual(fresh.read(), kept.read(),

@@ -29,7 +29,10 @@ Shared by the others:
 The tools: run (boot once: QEMU and the dispatch; run_bochs is its Bochs
 runner, --emulator bochs), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
-symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb,
+symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb, acpi_machines
+(real machines' tables as test data), acpi_check (what trigos will do on a machine);
+acpi_dump, which both use, reads acpidump texts and iasl's decodes and lays tables out as
+memory images and as a disk for GRUB's acpi command (tools/run --acpi-tables);
 layers (the kernel folders' layer rules) and commit_subjects (subjects of
 at most 72 characters), both in `make check`.
 Their tests are tools/tests/ (python3 -m unittest tools.tests.test_NAME);

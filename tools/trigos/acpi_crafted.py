@@ -103,8 +103,9 @@ def xsdt_with_odd_length():
                   (MADT_ADDRESS, madt()), (HPET_ADDRESS, hpet())])
 
 
-def xsdt_broken_rsdt_fallback():
-    xsdt = broken_checksum(table("XSDT", struct.pack("<QQ", MADT_ADDRESS, HPET_ADDRESS)))
+def xsdt_broken_rsdt_fallback(broken=lambda xsdt: b"XSDX" + xsdt[4:]):
+    """An XSDT made unusable by @broken (its signature, by default) beside a valid RSDT."""
+    xsdt = broken(table("XSDT", struct.pack("<QQ", MADT_ADDRESS, HPET_ADDRESS)))
     return image([(RSDP_ADDRESS, rsdp(rsdt=ROOT_ADDRESS + 0x800, xsdt=ROOT_ADDRESS)),
                   (ROOT_ADDRESS, xsdt),
                   (ROOT_ADDRESS + 0x800, rsdt([MADT_ADDRESS, HPET_ADDRESS])),
@@ -120,10 +121,24 @@ def garbage_bytes(length):
     return bytes(out)
 
 
+def spcr(space, address, baud_code=7, interface_type=0):
+    """An SPCR (Microsoft's Serial Port Console Redirection Table, revision 2, 80 bytes)."""
+    body = struct.pack("<B3xBBBBQBBIBBBBBBHHBBBIB4x", interface_type, space, 8, 0, 1, address,
+                       1, 3, 3, baud_code, 0, 1, 0, 0, 0, 0xffff, 0xffff, 0, 0, 0, 0, 0)
+    return table("SPCR", body, revision=2)
+
+
+# Single tables QEMU adds to its own with -acpitable file=tables/NAME.dat (tests/matrix.cfg).
+TABLES = {
+    "spcr-com2": lambda: spcr(1, 0x2f8),                # a BMC's UART at COM2, 115200 baud
+    "spcr-address-0": lambda: spcr(0, 0),               # a desktop's SPCR naming nothing
+}
+
 # name: (image builder, text a report must contain)
 CASES = {
+    # Kept with a warning, as Linux keeps it (ACPICA only warns of a bad checksum).
     "madt-bad-checksum": (lambda: standard(madt_table=broken_checksum(madt())),
-                          "APIC at 0x7fe1000: bad checksum"),
+                          "APIC at 0x7fe1000: bad checksum (sum 0x3a); used anyway"),
     "madt-length-below-header": (lambda: standard(madt_table=madt(length=20)),
                                  "APIC at 0x7fe1000: implausible length 20"),
     "madt-length-past-table": (lambda: standard(madt_table=madt(length=4096)),
@@ -134,7 +149,7 @@ CASES = {
     "madt-entry-past-end": (lambda: standard(madt_table=madt(
         madt_entries() + struct.pack("<BB", 0, 200))), "has length 200"),
     "madt-duplicate-apic-id": (lambda: standard(madt_table=madt(madt_entries((0, 1, 1)))),
-                               "APIC ID 1 listed again"),
+                               "1 CPU entries repeat an APIC ID (1 of them enabled); IDs 0x1"),
     "rsdt-points-at-garbage": (lambda: standard(
         root=rsdt([MADT_ADDRESS, GARBAGE_ADDRESS, UNMAPPED_ADDRESS, HPET_ADDRESS]),
         extra=[(GARBAGE_ADDRESS, garbage_bytes(64))]), "header not mapped"),
@@ -143,6 +158,8 @@ CASES = {
     "xsdt-odd-length": (xsdt_with_odd_length, "root XSDT (ok by copy, ok by address), 1 entries"),
     "xsdt-bad-rsdt-fallback": (xsdt_broken_rsdt_fallback,
                                "XSDT at 0x7fe0000 unusable, trying the RSDT"),
+    "xsdt-bad-checksum-kept": (lambda: xsdt_broken_rsdt_fallback(broken_checksum),
+                               "XSDT at 0x7fe0000: bad checksum (sum 0x5a); used anyway"),
 }
 
 
@@ -161,5 +178,9 @@ def main(argv=None):
             file.write(build())
         with open(os.path.join(args.out, "expect", name), "w", encoding="ascii") as file:
             file.write(expect)
-    print(f"acpi-crafted: {len(CASES)} images in {args.out}")
+    os.makedirs(os.path.join(args.out, "tables"), exist_ok=True)
+    for name, build in TABLES.items():
+        with open(os.path.join(args.out, "tables", f"{name}.dat"), "wb") as file:
+            file.write(build())
+    print(f"acpi-crafted: {len(CASES)} images, {len(TABLES)} tables in {args.out}")
     return 0

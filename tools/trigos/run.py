@@ -59,6 +59,7 @@ import threading
 import time
 
 from . import bochs, run_bochs  # the Bochs machine, and its runner (--emulator bochs)
+from . import acpi_dump, acpi_machines  # --acpi-tables
 from . import cli, ktap, screencheck, vcpu_stall, verdict
 from .cli import UsageError
 from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
@@ -420,6 +421,12 @@ def parse_args(argv=None):
     parser.add_argument("--qemu-arg", action="append", default=[], metavar="ARGS",
                         help="extra QEMU arguments, split like a shell does "
                              "(repeatable): --qemu-arg '-cpu max'")
+    parser.add_argument("--acpi-tables", metavar="DUMP",
+                        help="boot with another machine's ACPI tables, loaded by GRUB's acpi "
+                             "command from a second disk (--boot cdrom or usb, BIOS or UEFI): "
+                             "an acpidump text, a directory of binary tables, or @TEXT for the "
+                             "machine of tests/machines/acpi-machines.xz whose name contains "
+                             "TEXT (tools/acpi-machines list)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help=f"kill QEMU after this many seconds (default {DEFAULT_TIMEOUT:g}; "
                              "with --gdb none, and a given one counts only while no debugger "
@@ -464,6 +471,27 @@ def parse_args(argv=None):
             parser.error(f"--qemu-arg {value!r}: {error}")
     args.qemu_args = qemu_args
     return args
+
+
+def acpi_tables_disk(source, workdir):
+    """The QEMU arguments adding a disk that makes GRUB load @source's ACPI tables.
+
+    The tables trigos reads (acpi_dump.kept_tables()) go on a FAT disk that
+    iso/grub.cfg recognises by its label (acpi_dump.write_grub_disk()).
+    """
+    try:
+        if source.startswith("@"):
+            tables = acpi_machines.machine_tables(source[1:])
+        else:
+            tables = acpi_dump.kept_tables(acpi_dump.read_dump(source))
+        path = os.path.join(workdir, "acpi-tables.img")
+        names = acpi_dump.write_grub_disk(tables, path)
+    except (OSError, ValueError, acpi_dump.DumpError, subprocess.CalledProcessError) as error:
+        raise UsageError(f"--acpi-tables {source}: {error}") from error
+    print(f"run: --acpi-tables: {len(names)} tables ({' '.join(s for s, _ in tables)}) for "
+          "GRUB's acpi command", file=sys.stderr)
+    # The disk is not bootable: SeaBIOS must not try it before the CD.
+    return ["-drive", f"file={path},format=raw,if=ide,index=0,media=disk", "-boot", "order=d"]
 
 
 def config_from_args(args, ovmf_vars=None):
@@ -665,6 +693,7 @@ QEMU_ONLY_OPTIONS = {
     "machine": ("--machine", "Bochs emulates one i440FX PC"),
     "cpu": ("--cpu", "that is a QEMU CPU model: use --bochs-cpu"),
     "qemu_arg": ("--qemu-arg", "those are QEMU's arguments"),
+    "acpi_tables": ("--acpi-tables", "the tables come through GRUB on a QEMU disk"),
     "serial": ("--serial", "Bochs's COM1 is the log"),
     "screendump": ("--screendump", "the picture is taken through QEMU's monitor"),
     "gdb": ("--gdb", "Debian's Bochs 2.7 is built without its gdb stub"),
@@ -713,6 +742,9 @@ def main(argv=None):
                 shutil.copyfile(OVMF_VARS, config.ovmf_vars)
             if args.screendump:
                 config.screen_socket = os.path.join(workdir, "screen.sock")
+            if args.acpi_tables:
+                config.qemu_args = acpi_tables_disk(args.acpi_tables, workdir) + \
+                    config.qemu_args
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 signal.signal(sig, _on_signal)
             return run_qemu(config, args, workdir)

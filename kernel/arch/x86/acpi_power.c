@@ -80,7 +80,7 @@ bool arch_acpi_poweroff(bool announce_steps)
 	if (fadt->pm1a_control.address == 0)
 		return poweroff_refused("the FADT has no PM1a control register");
 	acpi_register_describe(&fadt->pm1a_control, where, sizeof(where));
-	problem = acpi_register_read(&fadt->pm1a_control, 2, &control);
+	problem = acpi_register_read(fadt, ACPI_FADT_PM1A_CONTROL, &control);
 	if (problem)
 		return poweroff_refused(problem);
 
@@ -92,16 +92,16 @@ bool arch_acpi_poweroff(bool announce_steps)
 		outb((uint16_t)fadt->smi_command_port, fadt->acpi_enable_value);
 		for (int wait = 0; wait < 1000000 && !(control & PM1_CONTROL_SCI_ENABLE); wait++) {
 			cpu_relax();
-			acpi_register_read(&fadt->pm1a_control, 2, &control);
+			acpi_register_read(fadt, ACPI_FADT_PM1A_CONTROL, &control);
 		}
 	}
 	if (announce_steps)
 		kprintf("# poweroff: entering ACPI S5: SLP_TYPa %u through PM1a_CNT (%s)%s\n",
 			values.slp_typ_a, where, fadt->pm1b_control.address ? " and PM1b_CNT" : "");
 	serial_drain();
-	acpi_register_write(&fadt->pm1a_control, 2, sleep_control(values.slp_typ_a));
+	acpi_register_write(fadt, ACPI_FADT_PM1A_CONTROL, sleep_control(values.slp_typ_a));
 	if (fadt->pm1b_control.address)
-		acpi_register_write(&fadt->pm1b_control, 2, sleep_control(values.slp_typ_b));
+		acpi_register_write(fadt, ACPI_FADT_PM1B_CONTROL, sleep_control(values.slp_typ_b));
 	/* The machine should be off by now; if not, the caller halts. */
 	udelay(500000);
 	kprintf("# poweroff: still running half a second after entering S5\n");

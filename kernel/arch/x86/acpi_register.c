@@ -2,8 +2,9 @@
 /*
  * Reading and writing the registers ACPI describes with a Generic Address
  * Structure (ACPI 6.5, 5.2.3.2): I/O ports, memory-mapped registers and PCI
- * configuration space of bus 0.  The decoding and its checks are in
- * kernel/lib (acpi_gas_decode(), host-tested); this file does the access.
+ * configuration space of bus 0.  The decoding, its width rules and its
+ * checks are in kernel/lib (acpi_fadt_register_access(), host-tested on real
+ * machines' FADTs); this file does the access.
  *
  * PCI configuration space is reached through configuration mechanism #1
  * (PCI Local Bus 3.0, 3.2.2.3.2: address to 0xCF8, data at 0xCFC plus the
@@ -46,10 +47,10 @@ static void pci_select(const struct acpi_gas_access *access)
 				 (uint32_t)access->pci_function << 8 | (access->address & 0xfc));
 }
 
-static const char *check_access(const struct acpi_generic_address *gas, unsigned int default_bytes,
+static const char *check_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
 				struct acpi_gas_access *access)
 {
-	if (acpi_gas_decode(gas, default_bytes, access) != ACPI_OK)
+	if (acpi_fadt_register_access(fadt, which, access) != ACPI_OK)
 		return "the register description is malformed";
 	/* Mechanism #1 reads naturally aligned pieces of one dword. */
 	if (access->space_id == ACPI_GAS_PCI_CONFIG &&
@@ -100,7 +101,7 @@ static void memory_access(uintptr_t address, unsigned int bytes, bool write, uin
 	}
 }
 
-/* acpi_gas_decode() allows no 8-byte I/O or PCI access. */
+/* acpi_fadt_register_access() allows no 8-byte I/O or PCI access. */
 static void port_access(uint16_t port, unsigned int bytes, bool write, uint64_t *value)
 {
 	switch (bytes) {
@@ -124,11 +125,11 @@ static void port_access(uint16_t port, unsigned int bytes, bool write, uint64_t 
 	}
 }
 
-static const char *register_access(const struct acpi_generic_address *gas,
-				   unsigned int default_bytes, bool write, uint64_t *value)
+static const char *register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
+				   bool write, uint64_t *value)
 {
 	struct acpi_gas_access access;
-	const char *problem = check_access(gas, default_bytes, &access);
+	const char *problem = check_access(fadt, which, &access);
 
 	if (problem)
 		return problem;
@@ -139,14 +140,14 @@ static const char *register_access(const struct acpi_generic_address *gas,
 	return NULL;
 }
 
-const char *acpi_register_write(const struct acpi_generic_address *gas, unsigned int default_bytes,
+const char *acpi_register_write(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
 				uint64_t value)
 {
-	return register_access(gas, default_bytes, true, &value);
+	return register_access(fadt, which, true, &value);
 }
 
-const char *acpi_register_read(const struct acpi_generic_address *gas, unsigned int default_bytes,
+const char *acpi_register_read(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
 			       uint64_t *value)
 {
-	return register_access(gas, default_bytes, false, value);
+	return register_access(fadt, which, false, value);
 }

@@ -126,7 +126,7 @@ static void reset_through_acpi(void)
 		where);
 	/* 4.8.3.6: the register is 8 bits wide, whatever width the GAS states. */
 	serial_drain();
-	problem = acpi_register_write(&fadt->reset_register, 1, fadt->reset_value);
+	problem = acpi_register_write(fadt, ACPI_FADT_RESET, fadt->reset_value);
 	if (problem) {
 		kprintf("# reboot: the ACPI reset register is unusable: %s\n", problem);
 		return;

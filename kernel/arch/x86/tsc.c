@@ -213,7 +213,8 @@ static bool window_with_pm_timer(unsigned int milliseconds, struct calibration_w
 	if (fadt->pm_timer.address == 0)
 		return unusable("the FADT lists none");
 	/* 4.8.3.3: a 32-bit register (24 counting bits unless TMR_VAL_EXT). */
-	if (acpi_gas_decode(&fadt->pm_timer, 4, &access) != ACPI_OK || access.bytes != 4)
+	if (acpi_fadt_register_access(fadt, ACPI_FADT_PM_TIMER, &access) != ACPI_OK ||
+	    access.bytes != 4)
 		return unusable("malformed timer register");
 	if (access.space_id == ACPI_GAS_SYSTEM_IO)
 		port = (uint16_t)access.address;

@@ -16,6 +16,16 @@ void acpi_init(void);
 /** acpi_tables_get - the validated root table, or NULL without ACPI */
 const struct acpi_tables *acpi_tables_get(void);
 
+/**
+ * acpi_console_uart - the COM port the SPCR names for the console, if usable
+ * @port: set to 0..3 (ttyS0..ttyS3)
+ * @baud: set to the SPCR's baud rate; 0 when it says "as the firmware left it"
+ *
+ * Return: false when there is no SPCR or it names nothing the serial driver
+ * can use (acpi_init() has said why).
+ */
+bool acpi_console_uart(unsigned int *port, unsigned int *baud);
+
 /** acpi_fadt_get - the parsed FADT, or NULL if there is none (or it is broken) */
 const struct acpi_fadt *acpi_fadt_get(void);
 

@@ -39,6 +39,15 @@ const char *apic_mode_name(enum apic_mode mode);
 /** lapic_init_bsp - pick the mode, map the xAPIC page, set the BSP's LAPIC up */
 void lapic_init_bsp(uint64_t madt_lapic_address);
 
+/**
+ * io_apic_version - an I/O APIC's IOAPICVER register (io_apic.c), read only
+ * @base: its MMIO base from the MADT
+ *
+ * Return: the register; 0 or 0xffffffff where no I/O APIC answers (and 0
+ * for a base that is not 16-byte aligned or cannot be mapped).
+ */
+uint32_t io_apic_version(uint64_t base);
+
 /** lapic_init_ap - the same mode and setup on an AP */
 void lapic_init_ap(void);
 
