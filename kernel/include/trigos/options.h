@@ -111,6 +111,8 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_STORE_KICK_ELSEWHERE		(1u << 3)	/* the store test's kicker stores
 								 * to another line */
 #define TEST_BREAK_STORE_KICKER_MONITORS	(1u << 4)	/* ... executes MONITOR first */
+#define TEST_BREAK_UMWAIT_NO_LIMIT		(1u << 5)	/* the UMWAIT limit test sets
+								 * no IA32_UMWAIT_CONTROL limit */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)
