@@ -131,13 +131,21 @@ static void qemu_is_identified_only_with_evidence(void)
 /* Bochs cannot be recognised: machine=bochs is believed unless QEMU's evidence refutes it. */
 static void bochs_is_believed_only_when_told(void)
 {
+	enum machine_told told = machine_told_by_option();
+
 	options_parse("machine=auto", "test line");
 	EXPECT_FALSE(running_under_bochs());
+	EXPECT_EQ(bochs_release(), 0u);
 	options_parse("machine=bochs", "test line");
 	EXPECT_EQ(machine_told_by_option(), MACHINE_TOLD_BOCHS);
 	EXPECT_EQ(running_under_bochs(), !running_under_qemu());
+	EXPECT_EQ(bochs_release(), running_under_bochs() ? 27u : 0u);
 	test_diag("machine=bochs is %s here", running_under_bochs() ? "believed" :
 		  "refuted by QEMU's evidence");
+	options_parse("machine=bochs-3.0", "test line");
+	EXPECT_EQ(machine_told_by_option(), MACHINE_TOLD_BOCHS_3_0);
+	EXPECT_EQ(bochs_release(), running_under_bochs() ? 30u : 0u);
+	machine_set_told(told);
 }
 
 /* pause= decides whether spin loops execute PAUSE (asm/instructions.h); on by default. */

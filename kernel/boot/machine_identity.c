@@ -22,6 +22,7 @@ static bool parse_machine(const struct cmdline_word *word, const char **error)
 	static const char *const machines[] = {
 		[MACHINE_TOLD_NOTHING] = "auto",
 		[MACHINE_TOLD_BOCHS] = "bochs",
+		[MACHINE_TOLD_BOCHS_3_0] = "bochs-3.0",
 	};
 	int told = cmdline_value_index(word, machines, sizeof(machines) / sizeof(machines[0]));
 
@@ -30,11 +31,18 @@ static bool parse_machine(const struct cmdline_word *word, const char **error)
 	machine_told = (enum machine_told)told;
 	return true;
 }
-KERNEL_OPTION(machine, "auto or bochs", parse_machine);
+KERNEL_OPTION(machine, "auto, bochs (2.7) or bochs-3.0", parse_machine);
 
 bool running_under_bochs(void)
 {
-	return machine_told == MACHINE_TOLD_BOCHS && !running_under_qemu();
+	return machine_told != MACHINE_TOLD_NOTHING && !running_under_qemu();
+}
+
+unsigned int bochs_release(void)
+{
+	if (!running_under_bochs())
+		return 0;
+	return machine_told == MACHINE_TOLD_BOCHS_3_0 ? 30 : 27;
 }
 
 const char *machine_name(void)
@@ -48,12 +56,14 @@ void machine_identify(void)
 {
 	const struct hypervisor_info *info = hypervisor_info();
 
-	if (running_under_bochs()) {
+	if (bochs_release() == 30) {
+		ktap_note("machine: bochs 3.0 (told by machine=bochs-3.0)");
+	} else if (running_under_bochs()) {
 		ktap_note("machine: bochs (told by machine=bochs)");
 	} else if (running_under_qemu()) {
 		ktap_note("machine: QEMU %s (CPUID signature '%s' and fw_cfg)%s",
 			  info->tcg ? "TCG" : "with KVM", info->signature,
-			  machine_told == MACHINE_TOLD_BOCHS ?
+			  machine_told != MACHINE_TOLD_NOTHING ?
 			  "; machine=bochs ignored: Bochs has no fw_cfg" : "");
 	} else {
 		ktap_note("machine: no emulator identified (hardware, or a hypervisor trigos does "

@@ -652,6 +652,8 @@ static void madt_add_cpu(struct acpi_madt *out, const struct acpi_reporter *repo
 	}
 	if (out->cpu_count >= ACPI_MAX_CPUS) {
 		out->cpus_beyond_capacity++;
+		if (flags & ACPI_MADT_CPU_ENABLED)
+			out->enabled_beyond_capacity++;
 		return;
 	}
 	cpu = &out->cpus[out->cpu_count++];

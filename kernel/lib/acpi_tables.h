@@ -381,6 +381,8 @@ struct acpi_madt_local_nmi {
  * @cpu_count:		entries stored in @cpus
  * @cpus_beyond_capacity: CPU entries seen after @cpus was full; the table
  *			lists @cpu_count + @cpus_beyond_capacity CPUs
+ * @enabled_beyond_capacity: of those, the enabled ones (a sparse topology
+ *			lists every possible CPU: QEMU's 258 with two present)
  * @duplicate_apic_ids:	CPU entries whose APIC ID an earlier stored entry
  *			already had; one report per MADT sums them up
  * @enabled_duplicate_apic_ids: those of them that are enabled (a firmware bug
@@ -401,6 +403,7 @@ struct acpi_madt {
 	struct acpi_madt_cpu cpus[ACPI_MAX_CPUS];
 	size_t cpu_count;
 	size_t cpus_beyond_capacity;
+	size_t enabled_beyond_capacity;
 	size_t duplicate_apic_ids;
 	size_t enabled_duplicate_apic_ids;
 	uint32_t repeated_apic_ids[ACPI_MADT_REPEATED_IDS_SHOWN];

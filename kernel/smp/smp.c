@@ -76,7 +76,8 @@ static void add_cpus_from_madt(uint32_t bsp_apic_id)
 		cpu->apic_id = entry->apic_id;
 		cpu->present = true;
 	}
-	smp_summary.beyond_capacity += madt.cpus_beyond_capacity;
+	/* Disabled entries past the table's capacity were never to be started. */
+	smp_summary.beyond_capacity += madt.enabled_beyond_capacity;
 }
 
 /*

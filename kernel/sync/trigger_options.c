@@ -54,6 +54,7 @@ static const char *const test_break_names[] = {
 	"example_no_kick",
 	"skip_halt",
 	"nmi_fixup_iret",
+	"umwait_no_limit",
 };
 
 static bool parse_test_break(const struct cmdline_word *word, const char **error)
@@ -68,7 +69,8 @@ static bool parse_test_break(const struct cmdline_word *word, const char **error
 }
 KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
 			  "bochs_wake_ipi, store_kick_elsewhere, store_kicker_monitors, example_no_kick, "
-			  "skip_halt or nmi_fixup_iret (tests that must then fail)", parse_test_break);
+			  "skip_halt, nmi_fixup_iret or umwait_no_limit (tests that must then fail)",
+	      parse_test_break);
 
 /*
  * test_late_waiter_us=N: not a break but the load a shared CI host puts on

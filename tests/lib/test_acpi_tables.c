@@ -1102,11 +1102,13 @@ static void unknown_entry_types_are_skipped_by_length(void)
 static void more_cpus_than_capacity_are_counted(void)
 {
 	madt_begin(0xfee00000, 0);
+	/* The last ten disabled: listed beyond capacity, but never to be started. */
 	for (uint32_t i = 0; i < 300; i++)
-		madt_x2apic(i, ACPI_MADT_CPU_ENABLED, i);
+		madt_x2apic(i, i < 290 ? ACPI_MADT_CPU_ENABLED : 0, i);
 	ASSERT_EQ(parse_madt(), ACPI_OK);
 	EXPECT_EQ(madt.cpu_count, (size_t)ACPI_MAX_CPUS);
 	EXPECT_EQ(madt.cpus_beyond_capacity, 300 - ACPI_MAX_CPUS);
+	EXPECT_EQ(madt.enabled_beyond_capacity, 290 - ACPI_MAX_CPUS);
 	EXPECT_EQ(madt.cpus[ACPI_MAX_CPUS - 1].apic_id, ACPI_MAX_CPUS - 1);
 	EXPECT_EQ(madt.duplicate_apic_ids, 0);
 	EXPECT_TRUE(reported("300 CPUs listed, only 256 supported"));

@@ -15,6 +15,8 @@ Shared by the others:
   cli          the tree's paths, the argument parser, how a tool is started
   qemu, qmp    the QEMU machine (command line, exit status) and its QMP client
   bochs        the Bochs machine (bochsrc, grub.cfg, reading Bochs's log)
+  emulators    Bochs 3.0 and QEMU 10.0 built from Debian 13's sources: where
+               they are cached, whether built (tools/run, matrix), building them
   run_common   what tools/run's two runners share: the exit statuses, the
                verdict of a log's last line, showing a log and its tail,
                ending a process group, the signals that stop a run
@@ -29,7 +31,8 @@ Shared by the others:
 The tools: run (boot once: QEMU and the dispatch; run_bochs is its Bochs
 runner, --emulator bochs), matrix (every configuration of a matrix file),
 soak, bench, peer (the Linux peer for bench), plot, lava, screencheck,
-symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb, acpi_machines
+symbols, psf2c, model_check, fuzz_corpus, acpi_crafted, write_usb, emulators (Bochs 3.0 and QEMU 10.0 built
+from Debian 13's sources), acpi_machines
 (real machines' tables as test data), acpi_check (what trigos will do on a machine);
 acpi_dump, which both use, reads acpidump texts and iasl's decodes and lays tables out as
 memory images and as a disk for GRUB's acpi command (tools/run --acpi-tables);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Bochs 2.7 as a machine of tools/run (--emulator bochs): its configuration,
-its boot medium and what its own log says.  A module, loaded by tools/run.
+"""Bochs as a machine of tools/run (--emulator bochs): Debian 12's 2.7, or the
+3.0 tools/emulators builds (--emulator-version 3.0): its configuration, its
+boot medium and what its own log says.  A module, loaded by tools/run.
 
 Bochs has no fw_cfg and no direct kernel boot, so the kernel command line
 reaches the kernel through GRUB: a copy of the ISO whose grub.cfg keeps the
@@ -14,9 +15,10 @@ Bochs writes COM1 straight into the serial log (com1: mode=file; its
 iodev/serial.cc flushes each byte), its own log to its stderr (unbuffered),
 and its "term" display to a pseudo-terminal that tools/run drains: no X
 server, no VNC port, and several runs in parallel never share anything.  The
-built-in debugger is told to continue at once (-rc FILE with "c"); stdin is
-/dev/null, so anything that breaks into the debugger (a panic) quits Bochs
-instead of waiting for a prompt.
+built-in debugger of Debian's 2.7 is told to continue at once (-rc FILE with
+"c"); stdin is /dev/null, so anything that breaks into the debugger (a panic)
+quits Bochs instead of waiting for a prompt.  The 3.0 build has no debugger
+(and no plugins: its term display is built in).
 
 Everything here but derive_iso() is pure, for tools/tests.
 """
@@ -54,6 +56,22 @@ CPU_MODELS = (
     "corei7_haswell_4770", "broadwell_ult", "corei7_skylake_x", "corei3_cnl",
     "corei7_icelake_u", "tigerlake",
 )
+# Bochs 3.0 (cpudb.h of the 3.0 source package) adds these; sapphire_rapids
+# and arrow_lake offer WAITPKG (UMONITOR, UMWAIT, TPAUSE).
+CPU_MODELS_ADDED_IN_3_0 = ("i386", "i486dx4", "athlon_xp", "sapphire_rapids", "arrow_lake")
+
+# The Bochs releases tools/run knows: Debian 12's (the system's), and the one
+# tools/emulators builds from Debian 13's source package.
+RELEASE_SYSTEM = "2.7"
+RELEASE_BUILT = "3.0"
+RELEASES = (RELEASE_SYSTEM, RELEASE_BUILT)
+
+
+def cpu_models(release):
+    """The CPU models of Bochs @release."""
+    return CPU_MODELS + (CPU_MODELS_ADDED_IN_3_0 if release == RELEASE_BUILT else ())
+
+
 DEFAULT_CPU_MODEL = "corei7_haswell_4770"
 # Instructions per simulated second, per CPU: the TSC and every timer run at
 # this rate, so it sets how many instructions a time-based wait costs.  The
@@ -66,7 +84,11 @@ MINIMUM_IPS = 100_000_000
 # clock) no two runs would start alike.
 RTC_START = 946684800
 
-KERNEL_WORD = "machine=bochs"
+# What tells the kernel it runs under Bochs, and which: 2.7 needs every
+# workaround of kernel/arch/x86/trigger_bochs.c, 3.0 only those its probes
+# showed it still needs (docs/emulators.md, Bochs 3.0).
+KERNEL_WORDS = {RELEASE_SYSTEM: "machine=bochs", RELEASE_BUILT: "machine=bochs-3.0"}
+KERNEL_WORD = KERNEL_WORDS[RELEASE_SYSTEM]
 # Where the project's ISO keeps the kernel (Makefile, $(ISO)).
 ISO_KERNEL_PATH = "/boot/trigos.elf"
 # What a BIOS boot from the CD never reads: dropped from the derived copy.
@@ -93,6 +115,7 @@ class BochsConfig:
     memory: int = 256
     model: str = DEFAULT_CPU_MODEL
     ips: int = DEFAULT_IPS
+    release: str = RELEASE_SYSTEM
 
 
 def bochsrc_path_value(path):
@@ -108,9 +131,12 @@ def bochsrc_path_value(path):
 
 
 def validate(config):
-    if config.model not in CPU_MODELS:
-        raise BochsError(f"--bochs-cpu {config.model!r} is not a Bochs 2.7 CPU model; "
-                         f"one of: {', '.join(CPU_MODELS)}")
+    if config.release not in RELEASES:
+        raise BochsError(f"Bochs {config.release} is not one tools/run knows "
+                         f"({', '.join(RELEASES)})")
+    if config.model not in cpu_models(config.release):
+        raise BochsError(f"--bochs-cpu {config.model!r} is not a Bochs {config.release} CPU "
+                         f"model; one of: {', '.join(cpu_models(config.release))}")
     if config.cpus < 1:
         raise BochsError(f"--cpus must be at least 1, not {config.cpus}")
     if config.memory < 16:
@@ -137,7 +163,10 @@ def bochsrc(config):
         # BIOS has one, and Bochs's default VGA BIOS makes GRUB fault.
         f"vgaromimage: file={bochsrc_path_value(VGA_BIOS_IMAGE)}",
         "vga: extension=cirrus",
-        "display_library: term",
+        # 3.0's term display refuses a log on stderr ("cannot log to stderr in term
+        # mode", gui/term.cc); its build has nogui, which draws nothing at all.
+        "display_library: term" if config.release == RELEASE_SYSTEM else
+        "display_library: nogui",
         "boot: cdrom",
         f"ata0-master: type=cdrom, path={bochsrc_path_value(config.iso)}, status=inserted",
         f"com1: enabled=1, mode=file, dev={bochsrc_path_value(config.serial_log)}",
@@ -153,9 +182,14 @@ def bochsrc(config):
     return "\n".join(lines) + "\n"
 
 
-def command(bochsrc_file, rc_file, bochs=BOCHS):
-    """The Bochs argument list: quick start, this bochsrc, debugger commands from @rc_file."""
-    return [bochs, "-q", "-f", bochsrc_file, "-rc", rc_file]
+def command(bochsrc_file, rc_file, bochs=BOCHS, debugger=True):
+    """The Bochs argument list: quick start, this bochsrc, debugger commands from @rc_file.
+
+    Only a Bochs built with its debugger (Debian's 2.7; not the 3.0 of
+    tools/emulators, @debugger False) takes -rc: without one it refuses the
+    option and starts nothing, and there is no prompt to answer either.
+    """
+    return [bochs, "-q", "-f", bochsrc_file] + (["-rc", rc_file] if debugger else [])
 
 
 # The debugger's commands: continue, and never stop again.
@@ -164,14 +198,15 @@ DEBUGGER_COMMANDS = "c\n"
 
 # --- The boot medium ----------------------------------------------------------
 
-def kernel_words(cmdline):
-    """The words GRUB must pass: machine=bochs, then @cmdline split as the kernel splits it.
+def kernel_words(cmdline, release=RELEASE_SYSTEM):
+    """The words GRUB must pass: machine=bochs (machine=bochs-3.0 for @release 3.0), then
+    @cmdline split as the kernel splits it.
 
     Words holding '"', "'" or '\\' are refused: GRUB escapes them with '\\'
     and the kernel reads no escapes, so the kernel would not see what was
     written.
     """
-    words = [KERNEL_WORD]
+    words = [KERNEL_WORDS[release]]
     for word in (cmdline or "").split():
         bad = sorted({char for char in word if char in GRUB_ESCAPED})
         if bad:
@@ -187,9 +222,9 @@ def grub_quote(word):
     return "'" + word + "'"
 
 
-def grub_cfg(original, cmdline):
+def grub_cfg(original, cmdline, release=RELEASE_SYSTEM):
     """The derived grub.cfg: @original's settings before its first menu entry, then one
-    entry booting the kernel with machine=bochs and @cmdline (pure)."""
+    entry booting the kernel with machine=bochs (kernel_words()) and @cmdline (pure)."""
     preamble = []
     for line in original.split("\n"):
         if re.match(r"\s*menuentry\b", line):
@@ -199,7 +234,7 @@ def grub_cfg(original, cmdline):
         raise BochsError("the ISO's grub.cfg has no menuentry: not the project's ISO?")
     while preamble and not preamble[-1].strip():
         preamble.pop()
-    arguments = " ".join(grub_quote(word) for word in kernel_words(cmdline))
+    arguments = " ".join(grub_quote(word) for word in kernel_words(cmdline, release))
     return "\n".join(preamble + [
         "",
         "# Written by tools/run --emulator bochs: Bochs has no fw_cfg, so the",

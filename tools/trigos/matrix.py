@@ -41,6 +41,12 @@ Expectations (harness self-tests that fail on purpose):
   indentation; one with leading white space must match the indentation too.
   Both keys may be given several times; they apply to every expectation.
 
+Emulators built by tools/emulators (Bochs 3.0, QEMU 10.0):
+
+  A configuration whose run says --emulator-version VERSION runs only where
+  tools/emulators built that emulator (`make deps-emulators`); elsewhere it is
+  SKIP, and the line says why.
+
 Debugging (tools/run --gdb):
 
   gdb = FILE: the configuration runs with tools/run --gdb=PORT on a free
@@ -68,7 +74,7 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from . import ktap, verdict
+from . import emulators, ktap, verdict
 from . import cli
 from .cli import entry_script
 
@@ -277,6 +283,31 @@ def select(entries, only=None, groups=None):
     return chosen
 
 
+def built_emulator(entry):
+    """The tools/emulators build @entry's run needs (NAME-VERSION, from its --emulator and
+    --emulator-version), or None for the system's emulators."""
+    emulator, version = "qemu", "system"
+    words = list(entry.run_args)
+    for index, word in enumerate(words):
+        for option in ("--emulator", "--emulator-version"):
+            value = None
+            if word == option and index + 1 < len(words):
+                value = words[index + 1]
+            elif word.startswith(option + "="):
+                value = word[len(option) + 1:]
+            if value is not None and option == "--emulator":
+                emulator = value
+            elif value is not None:
+                version = value
+    return None if version == "system" else f"{emulator}-{version}"
+
+
+def skip_reason(entry, root=None):
+    """Why @entry cannot run on this machine (its emulator is not built), or None."""
+    name = built_emulator(entry)
+    return emulators.missing_reason(name, root) if name else None
+
+
 def run_command(entry, log_path, iso=None, kernel=None, python=sys.executable):
     """The tools/run command line for @entry."""
     command = [python, RUN_TOOL]
@@ -382,6 +413,10 @@ class Runner:
 
     def run(self, entry):
         log_path = os.path.join(self.log_dir, f"{entry.name}.log")
+        reason = skip_reason(entry)
+        if reason:
+            return Outcome(entry.name, verdict.SKIP, True, skipped=1, seconds=None, log=log_path,
+                           reasons=[f"not run: {reason}"])
         command = run_command(entry, log_path, self.iso, self.kernel)
         limit = (entry.timeout or DEFAULT_RUN_TIMEOUT) + 30.0
         session = None

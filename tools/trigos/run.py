@@ -60,6 +60,7 @@ import time
 
 from . import bochs, run_bochs  # the Bochs machine, and its runner (--emulator bochs)
 from . import acpi_dump, acpi_machines  # --acpi-tables
+from . import emulators         # Bochs 3.0 and QEMU 10.0, built (--emulator-version)
 from . import cli, ktap, screencheck, vcpu_stall, verdict
 from .cli import UsageError
 from .qemu import (FW_CFG_CMDLINE, OVMF_VARS, PACKAGES, QEMU, SHUTDOWN_REASONS, RunConfig,
@@ -387,6 +388,11 @@ def parse_args(argv=None):
     parser.add_argument("--emulator", choices=("qemu", "bochs"), default="qemu",
                         help="qemu (default) or bochs: Bochs 2.7 boots the same ISO as a CD "
                              "(BIOS), its command line in a generated grub.cfg")
+    parser.add_argument("--emulator-version", default="system", metavar="VERSION",
+                        choices=("system",) + tuple(EMULATOR_VERSIONS),
+                        help="system (default: Debian 12's QEMU 7.2 or Bochs 2.7), or the "
+                             "build tools/emulators made from Debian 13's source: 10.0 (QEMU: "
+                             "x2APIC under TCG) or 3.0 (Bochs: WAITPKG)")
     parser.add_argument("--bochs-cpu", default=bochs.DEFAULT_CPU_MODEL, metavar="MODEL",
                         help=f"Bochs CPU model (default {bochs.DEFAULT_CPU_MODEL}; "
                              "corei7_icelake_u, ryzen (MONITORX), ...: `bochs --help cpu`)")
@@ -495,13 +501,33 @@ def acpi_tables_disk(source, workdir):
 
 
 def config_from_args(args, ovmf_vars=None):
+
+
+# --emulator-version VERSION -> the emulator it belongs to (tools/emulators builds NAME-VERSION).
+EMULATOR_VERSIONS = {"10.0": "qemu", bochs.RELEASE_BUILT: "bochs"}
+
+
+def built_qemu(args, dry_run=False):
+    """The QEMU executable of --emulator-version: Debian's, or tools/emulators' build
+    (which a dry run only names when it is not built)."""
+    if args.emulator_version == "system":
+        return QEMU
+    name = f"qemu-{args.emulator_version}"
+    path = emulators.binary(name)
+    if not path and not dry_run:
+        raise UsageError(f"run: {emulators.missing_reason(name)}")
+    return path or name
+
+
+def config_from_args(args, ovmf_vars=None, qemu=QEMU):
     return RunConfig(iso=args.iso, kernel=args.kernel, cpus=args.cpus, smp=args.smp,
                      accel=args.accel, firmware=args.firmware, boot=args.boot,
                      memory=args.memory, machine=args.machine, cpu=args.cpu or None,
                      cmdline=args.cmdline, serial=args.serial,
                      qemu_args=args.qemu_args, ovmf_vars=ovmf_vars, gdb_port=args.gdb,
                      stall_qmp_socket="<temporary directory>/stall.sock"
-                     if getattr(args, "stall_vcpus", None) else None)
+                     if getattr(args, "stall_vcpus", None) else None,
+                     qemu=qemu)
 
 
 def check_picture(path, expected_word):
@@ -709,6 +735,10 @@ def refuse_other_emulators_options(args):
     def given(dest):
         return dest in defaults and getattr(args, dest, defaults[dest]) != defaults[dest]
 
+    version = getattr(args, "emulator_version", "system")
+    if version != "system" and EMULATOR_VERSIONS[version] != args.emulator:
+        raise UsageError(f"--emulator-version {version} is a {EMULATOR_VERSIONS[version]} "
+                         f"version, not {args.emulator}'s")
     if args.emulator == "bochs":
         for dest, (option, why) in QEMU_ONLY_OPTIONS.items():
             if given(dest):
@@ -728,7 +758,8 @@ def main(argv=None):
         if args.emulator == "bochs":
             return run_bochs.bochs_main(args)
         placeholder = os.path.join("<temporary directory>", os.path.basename(OVMF_VARS))
-        config = config_from_args(args, placeholder if args.firmware == "uefi" else None)
+        config = config_from_args(args, placeholder if args.firmware == "uefi" else None,
+                                  built_qemu(args, args.dry_run))
         if args.screendump:
             config.screen_socket = os.path.join("<temporary directory>", "screen.sock")
         command = build_command(config)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""tools/run --emulator bochs: boot the ISO under Bochs 2.7 and judge its run.
+"""tools/run --emulator bochs: boot the ISO under Bochs (2.7, or 3.0 with
+--emulator-version 3.0) and judge its run.
 
 tools/trigos/bochs.py writes Bochs's bochsrc and a copy of the ISO whose
 grub.cfg carries the command line, with machine=bochs first.  There the
@@ -27,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from . import bochs, ktap, verdict
+from . import bochs, emulators, ktap, verdict
 from .cli import UsageError
 from .run_common import (EXIT_HALTED, EXIT_NO_VERDICT, EXIT_PASS, EXIT_POWEROFF, EXIT_RESET,
                          EXIT_TIMEOUT, HALT_POLL_SECONDS, _on_signal, default_log_path,
@@ -43,12 +44,23 @@ def bochs_log_path(log_path):
     return stem + ".bochs.log"
 
 
-def check_bochs_prerequisites(iso):
+def bochs_binary(release):
+    """The Bochs executable of @release: Debian's for 2.7, tools/emulators' build for 3.0."""
+    if release == bochs.RELEASE_SYSTEM:
+        return bochs.BOCHS
+    return emulators.binary(f"bochs-{release}") or f"bochs-{release}"
+
+
+def check_bochs_prerequisites(iso, release=bochs.RELEASE_SYSTEM):
     """Raise UsageError naming what a Bochs run lacks (and its Debian package)."""
     for path, (what, package) in bochs.PREREQUISITES.items():
+        if release != bochs.RELEASE_SYSTEM and path in (bochs.BOCHS, bochs.TERM_DISPLAY_PLUGIN):
+            continue        # built by tools/emulators, its display built in
         present = shutil.which(path) if not os.path.isabs(path) else os.path.exists(path)
         if not present:
             raise UsageError(missing_file_message(path, what, package))
+    if release != bochs.RELEASE_SYSTEM and not emulators.binary(f"bochs-{release}"):
+        raise UsageError(f"run: {emulators.missing_reason(f'bochs-{release}')}")
     if not os.path.isfile(iso):
         raise UsageError(missing_file_message(iso, "ISO image",
                                               hint="`make iso` builds it; or pass --iso"))
@@ -58,15 +70,28 @@ def bochs_setup(args, log_path, derive):
     """(BochsConfig, grub.cfg text) for @args; with @derive the ISO copy is made."""
     try:
         cfg_text = bochs.grub_cfg(bochs.read_iso_file(args.iso, "/boot/grub/grub.cfg"),
-                                  args.cmdline)
+                                  args.cmdline, bochs_release(args))
         iso = (bochs.derive_iso if derive else bochs.derived_iso_path)(args.iso, cfg_text)
         config = bochs.BochsConfig(iso=iso, serial_log=os.path.abspath(log_path),
                                    cpus=args.cpus, memory=args.memory, model=args.bochs_cpu,
-                                   ips=args.bochs_ips)
+                                   ips=args.bochs_ips, release=bochs_release(args))
         bochs.bochsrc(config)           # refuses what it cannot write
     except (bochs.BochsError, OSError) as error:
         raise UsageError(f"run: {error}")
     return config, cfg_text
+
+
+def bochs_release(args):
+    """The Bochs release of this run: --emulator-version, or the system's."""
+    version = getattr(args, "emulator_version", None)
+    return bochs.RELEASE_SYSTEM if version in (None, "system") else version
+
+
+def bochs_command(config, bochsrc_file, rc_file):
+    """Bochs's argument list for @config: its release's executable, -rc where it has a
+    debugger (Debian's 2.7 only)."""
+    return bochs.command(bochsrc_file, rc_file, bochs_binary(config.release),
+                         debugger=config.release == bochs.RELEASE_SYSTEM)
 
 
 def judge_bochs(ended, detail, data, finished, bochs_status):
@@ -202,10 +227,11 @@ def run_bochs(config, args, log_path, workdir):
     with open(rc_file, "w", encoding="utf-8") as commands:
         commands.write(bochs.DEBUGGER_COMMANDS)
     own_log_path = bochs_log_path(log_path)
-    command = bochs.command(bochsrc_file, rc_file)
+    command = bochs_command(config, bochsrc_file, rc_file)
     print(f"run: {shlex.join(command)}", file=sys.stderr)
-    print(f"run: Bochs {config.model}, {config.cpus} CPUs, ips {config.ips}; ISO {config.iso} "
-          f"(command line: {' '.join(bochs.kernel_words(args.cmdline))}); Bochs's log: "
+    print(f"run: Bochs {config.release} {config.model}, {config.cpus} CPUs, ips {config.ips}; "
+          f"ISO {config.iso} (command line: "
+          f"{' '.join(bochs.kernel_words(args.cmdline, config.release))}); Bochs's log: "
           f"{own_log_path}", file=sys.stderr, flush=True)
     watcher = bochs.BochsLog(config.cpus)
     started = time.monotonic()
@@ -269,9 +295,9 @@ def bochs_main(args):
         print(f"# grub.cfg of {config.iso} (derived from {args.iso})")
         print(cfg_text, end="")
         print("# command")
-        print(shlex.join(bochs.command("BOCHSRC", "DEBUGGER-COMMANDS")))
+        print(shlex.join(bochs_command(config, "BOCHSRC", "DEBUGGER-COMMANDS")))
         return EXIT_PASS
-    check_bochs_prerequisites(args.iso)
+    check_bochs_prerequisites(args.iso, bochs_release(args))
     log_directory = os.path.dirname(log_path)
     if log_directory:
         os.makedirs(log_directory, exist_ok=True)

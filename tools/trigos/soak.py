@@ -48,8 +48,10 @@ _SEED_WORD = re.compile(r"seed=\S*")
 
 
 def candidates(entries, include_expectations=False):
-    """The configurations a soak draws from: expect = pass ones, or all with --all."""
-    return [entry for entry in entries if include_expectations or entry.expect == "pass"]
+    """The configurations a soak draws from: expect = pass ones, or all with --all; never one
+    whose emulator is not built here (matrix.skip_reason())."""
+    return [entry for entry in entries if (include_expectations or entry.expect == "pass")
+            and not matrix.skip_reason(entry)]
 
 
 def split_cmdline(run_args):

@@ -262,8 +262,9 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 {
 	uint64_t now = cycles(), slice = UMWAIT_SLICE_CYCLES, monitors;
 	bool published = false, slept = true;
-	/* Its own timer, except under Bochs (bug 6) and in a store-only test wait. */
-	bool own_timer = !trigger_bochs && (state->irqs_were_enabled || !trigger_monitor_store_only);
+	/* Its own timer, except under Bochs 2.7 (bug 6) and in a store-only test wait. */
+	bool own_timer = !trigger_bochs_no_mwaitx_timer &&
+			 (state->irqs_were_enabled || !trigger_monitor_store_only);
 
 	if (deadline && deadline > now && deadline - now < slice)
 		slice = deadline - now;
@@ -289,7 +290,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 			mwaitx(trigger_mwait_hint, MWAITX_TIMER_ENABLE, (uint32_t)slice);
 		}
 	} else if (state->irqs_were_enabled) {
-		/* Under Bochs, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
+		/* Under Bochs 2.7, no MWAITX timer (trigger_bochs.c, bug 6): as for MWAIT. */
 		arm_deadline(deadline);
 		slept = trigger_mwaitx_irqs_on(&trigger->generation, state->seen,
 					       trigger_mwait_hint, 0, 0) == TRIGGER_HALT_HALTED;
@@ -321,15 +322,49 @@ static const char *umwait_unavailable(void)
 	return NULL;
 }
 
+/*
+ * IA32_UMWAIT_CONTROL (SDM vol 2B, UMWAIT; vol 4, MSR 0xE1): bits 31:2 the
+ * longest UMWAIT in TSC cycles (0: no limit), bit 0 set forbids C0.2.  The
+ * limit bounds every UMWAIT at UMWAIT_SLICE_CYCLES whatever deadline it asks
+ * for; a UMWAIT it ends sets CF on hardware (Bochs 3.0 sets none,
+ * cpu/mwait.cc: its assert_CF() is commented out).  Per CPU: written on the
+ * CPU that calls.  The store-only test wait lifts it (0) so that only the
+ * store can end that wait; the limit test sets a short one.
+ */
+static uint64_t umwait_os_limit_returns;
+
+void trigger_umwait_set_limit(uint32_t limit_cycles)
+{
+	wrmsr_safe(MSR_UMWAIT_CONTROL, limit_cycles & ~3u);
+}
+
+uint32_t trigger_umwait_boot_limit(void)
+{
+	return UMWAIT_SLICE_CYCLES & ~3u;
+}
+
+uint64_t trigger_umwait_os_limit_returns(void)
+{
+	return __atomic_load_n(&umwait_os_limit_returns, __ATOMIC_RELAXED);
+}
+
 static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	uint64_t now = cycles(), until = now + UMWAIT_SLICE_CYCLES;
+	uint64_t now = cycles(), until = now + UMWAIT_SLICE_CYCLES, monitors;
+	bool published = false;
 
 	if (deadline && deadline < until)
 		until = deadline;
-	umonitor(&trigger->generation);
-	if (trigger_moved(trigger, state))
+	/* Store-only (a test): no deadline of its own; the test lifts the OS limit (above). */
+	if (trigger_monitor_store_only && !deadline)
+		until = UINT64_MAX;
+	monitors = trigger_umonitor(&trigger->generation);
+	if (trigger_moved(trigger, state) ||
+	    ((published = trigger_bochs_sleep_begin(trigger, state)) &&
+	     trigger_moved(trigger, state))) {
+		trigger_bochs_sleep_end(trigger, state, published, false, monitors);
 		return;
+	}
 	/*
 	 * UMWAIT ends at the TSC deadline (and at IA32_UMWAIT_CONTROL's
 	 * limit), on a store to the line, or on an interrupt; it needs no IF,
@@ -338,10 +373,12 @@ static void umwait_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	trigger_count_sleep(state);
 	if (state->irqs_were_enabled)
 		sti();
-	umwait(UMWAIT_C0_2, until);
+	if (umwait(UMWAIT_C0_2, until))
+		__atomic_fetch_add(&umwait_os_limit_returns, 1, __ATOMIC_RELAXED);
 	if (state->irqs_were_enabled)
 		sti_relax_cli();	/* as for MWAIT */
 	cli();
+	trigger_bochs_sleep_end(trigger, state, published, true, monitors);
 }
 
 /* --- Write-back memory only ------------------------------------------------------ */
@@ -524,10 +561,8 @@ void arch_trigger_boot_probe(struct trigger_arch_facts *facts, uint32_t mwait_hi
 	trigger_mwait_hint = mwait_hint;
 	if (facts->mwait_available)
 		measure_mwait_sleeps();
-	if (umwait_unavailable() == NULL) {
-		/* Bits 31:2: the longest UMWAIT in TSC cycles; bit 0 clear: C0.2 allowed. */
-		wrmsr_safe(MSR_UMWAIT_CONTROL, UMWAIT_SLICE_CYCLES & ~3u);
-	}
+	if (umwait_unavailable() == NULL)
+		trigger_umwait_set_limit(UMWAIT_SLICE_CYCLES);	/* bit 0 clear: C0.2 allowed */
 	facts->mwait_sleeps = mwait_sleeps;
 	facts->mwait_slept = mwait_probe.slept;
 	facts->mwait_returned_at_once = mwait_probe.returned_at_once;

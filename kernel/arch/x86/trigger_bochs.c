@@ -7,6 +7,13 @@
  * each bug and its workaround; the Bochs source cited is the tag
  * REL_2_7_FINAL of the Bochs repository (Debian 12 ships 2.7).
  *
+ * machine=bochs-3.0 names Bochs 3.0 (Debian 13's source package, built by
+ * tools/emulators), which fixed bugs 1, 3 and 6: its workarounds are left
+ * out there (bochs_fixed_in[]), as its matrix sections' probes showed they
+ * can be (docs/emulators.md, Bochs 3.0).  Bochs 3.0's MONITOR and UMONITOR
+ * wake every sleeping CPU instead (bx_pc_system.invlpg() -> TLB_invlpg() ->
+ * wakeup_monitor(), cpu/paging.cc): a spurious return, never a lost one.
+ *
  *  1. MONITOR arms on the last slow-path access, not its operand: INVLPG
  *     of the operand's page first (monitor-operand).
  *  2. Every reset, INIT included, sets CR0.CD and NW: not a workaround,
@@ -46,6 +53,27 @@ _Static_assert(offsetof(struct trigger, generation) == 0,
 bool trigger_bochs;
 bool trigger_monitor_store_only;
 
+/*
+ * The Bochs release (bochs_release()) that fixed each bug; 0: none here.
+ * Bug 1: 3.0's tickle_read_linear() (cpu/access2.cc) sets paddress1 and
+ * memtype1 on a TLB hit too.  Bug 3: 3.0's TLB_invlpg() wakes the sleeper
+ * whose monitor it resets.  Bug 6: 3.0's MWAITX arms its own timer
+ * (set_mwaitx_timer(), cpu/apic.cc).  Bugs 4 and 5 remain in 3.0's
+ * cpu/mwait.cc (is_monitor() still misses a write that begins at byte 63); their
+ * "workarounds" are a check and the trigger's layout, on every release.
+ */
+static const unsigned int bochs_fixed_in[] = { [1] = 30, [3] = 30, [6] = 30 };
+
+/* Workarounds in force: bugs this Bochs release still has. */
+static bool work_around_monitor_operand, work_around_wake_ipi;
+bool trigger_bochs_no_mwaitx_timer;
+
+static bool bochs_has_bug(unsigned int bug)
+{
+	return running_under_bochs() &&
+	       (!bochs_fixed_in[bug] || bochs_release() < bochs_fixed_in[bug]);
+}
+
 /* How often each workaround acted; reported with the trigger counters. */
 static struct trigger_bochs_counts bochs_counts, bochs_reported;
 
@@ -73,7 +101,7 @@ static uint64_t arm(const volatile void *line)
 {
 	if (!trigger_bochs)
 		return 0;
-	if (!test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND)) {
+	if (work_around_monitor_operand) {
 		invlpg(line);
 		count(&bochs_counts.monitors);
 	}
@@ -104,6 +132,16 @@ uint64_t trigger_monitorx(const volatile void *line)
 	return before;
 }
 
+/* No Bochs with WAITPKG has bug 1, but UMONITOR is counted as MONITOR is (bug 3's count). */
+uint64_t trigger_umonitor(const volatile void *line)
+{
+	uint64_t before = arm(line);
+
+	umonitor(line);
+	armed();
+	return before;
+}
+
 /* --- Bug 3: wake sleepers with an interrupt too -------------------------------------- */
 
 /*
@@ -124,7 +162,7 @@ uint64_t trigger_monitorx(const volatile void *line)
  */
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state)
 {
-	if (!trigger_bochs || trigger_monitor_store_only || test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
+	if (!work_around_wake_ipi || trigger_monitor_store_only)
 		return false;
 	if (!state->irqs_were_enabled && !trigger_interrupt_break())
 		return false;
@@ -157,7 +195,7 @@ void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state
 
 bool trigger_bochs_may_sleep_interrupts_off(void)
 {
-	return !trigger_bochs || trigger_monitor_store_only || trigger_interrupt_break();
+	return !work_around_wake_ipi || trigger_monitor_store_only || trigger_interrupt_break();
 }
 
 /* --- Bug 6: no MWAITX timer ------------------------------------------------------------- */
@@ -204,6 +242,10 @@ void trigger_bochs_init(void)
 	trigger_bochs = running_under_bochs();
 	if (!trigger_bochs)
 		return;
+	work_around_monitor_operand = bochs_has_bug(1) &&
+				      !test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND);
+	work_around_wake_ipi = bochs_has_bug(3) && !test_break_given(TEST_BREAK_BOCHS_WAKE_IPI);
+	trigger_bochs_no_mwaitx_timer = bochs_has_bug(6);
 	identity = identity_mapped((uint64_t)__data_start) &&
 		   identity_mapped((uint64_t)__bss_end - 1) &&
 		   identity_mapped((uint64_t)&on_the_stack) &&
@@ -212,12 +254,18 @@ void trigger_bochs_init(void)
 		ktap_note("bochs: test_break=bochs_monitor_operand: no INVLPG before MONITOR (test only)");
 	if (test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
 		ktap_note("bochs: test_break=bochs_wake_ipi: no wake IPI for MWAIT sleepers (test only)");
-	if (!test_break_given(TEST_BREAK_BOCHS_MONITOR_OPERAND))
+	if (!bochs_has_bug(1))
+		ktap_note("bochs: workaround monitor-operand: not applied: Bochs 3.0 arms MONITOR "
+			  "on its operand (bug 1 fixed)");
+	else if (work_around_monitor_operand)
 		ktap_note("bochs: workaround monitor-operand: INVLPG of the trigger's page before "
 			  "each MONITOR/MONITORX, which else arms on the last slow-path access (bug 1)");
 	ktap_note("bochs: workaround cr0: none needed: every CPU loads CR0 with CD and NW clear, "
 		  "which Bochs sets on every INIT (bug 2)");
-	if (!test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
+	if (!bochs_has_bug(3))
+		ktap_note("bochs: workaround wake-ipi: not applied: Bochs 3.0's MONITOR/UMONITOR "
+			  "wakes the sleepers whose monitor it resets (bug 3 fixed; spurious returns)");
+	else if (work_around_wake_ipi)
 		ktap_note("bochs: workaround wake-ipi: MWAIT/MWAITX sleepers are published for the "
 			  "kick's wake IPI (interrupt break %s), as any CPU's MONITOR disarms the "
 			  "others' (bug 3)", trigger_interrupt_break()
@@ -227,8 +275,12 @@ void trigger_bochs_init(void)
 			   : "NOT identity-mapped: kicks may go unseen");
 	ktap_note("bochs: workaround byte-63: none needed: the generation is bytes 0-7 of its "
 		  "line, never byte 63 (bug 5)");
-	ktap_note("bochs: workaround mwaitx-timer: MWAITX without its timer; a LAPIC one-shot "
-		  "with the interrupt break bounds an interrupts-off MWAITX (bug 6)");
+	if (trigger_bochs_no_mwaitx_timer)
+		ktap_note("bochs: workaround mwaitx-timer: MWAITX without its timer; a LAPIC one-shot "
+			  "with the interrupt break bounds an interrupts-off MWAITX (bug 6)");
+	else
+		ktap_note("bochs: workaround mwaitx-timer: not applied: Bochs 3.0's MWAITX timer "
+			  "ends the wait (bug 6 fixed)");
 }
 
 void trigger_bochs_report(const char *prefix)

@@ -55,14 +55,16 @@ extern bool trigger_irqs_on_window_unmarked;
 uint32_t trigger_interrupt_break(void);
 
 /*
- * Bochs 2.7 (trigger_bochs.c): set at boot only when told machine=bochs.
+ * Bochs (trigger_bochs.c): set at boot only when told machine=bochs or bochs-3.0.
  * trigger_monitor() and trigger_monitorx() arm the monitor (with bug 1's
  * INVLPG under Bochs) and return a count to give trigger_bochs_sleep_end().
  */
 extern bool trigger_bochs;
+extern bool trigger_bochs_no_mwaitx_timer;	/* bug 6: this Bochs's MWAITX timer is broken */
 extern bool trigger_monitor_store_only;
 uint64_t trigger_monitor(const volatile void *line);
 uint64_t trigger_monitorx(const volatile void *line);
+uint64_t trigger_umonitor(const volatile void *line);
 bool trigger_bochs_sleep_begin(trigger_t *trigger, const struct trigger_wait_state *state);
 void trigger_bochs_sleep_end(trigger_t *trigger, const struct trigger_wait_state *state,
 			     bool published, bool slept, uint64_t monitors_before);

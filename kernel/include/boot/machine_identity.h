@@ -8,7 +8,8 @@
 /* What the machine= option told the kernel about the machine it runs on. */
 enum machine_told {
 	MACHINE_TOLD_NOTHING,	/* machine=auto: QEMU is recognised from evidence */
-	MACHINE_TOLD_BOCHS,	/* machine=bochs */
+	MACHINE_TOLD_BOCHS,	/* machine=bochs: Debian 12's Bochs 2.7 */
+	MACHINE_TOLD_BOCHS_3_0,	/* machine=bochs-3.0: Bochs 3.0 (tools/emulators builds it) */
 };
 
 /** machine_set_told - as if machine= had said @told (a test puts it back) */
@@ -29,6 +30,14 @@ enum machine_told machine_told_by_option(void);
  * Bochs-only port and every Bochs workaround on this.
  */
 bool running_under_bochs(void);
+
+/**
+ * bochs_release - which Bochs machine= named, as major * 10 + minor: 27 for
+ * machine=bochs (Debian 12's 2.7), 30 for machine=bochs-3.0; 0 when not
+ * running_under_bochs().  Each Bochs workaround applies to the releases
+ * whose bug it works around (kernel/arch/x86/trigger_bochs.c).
+ */
+unsigned int bochs_release(void);
 
 /** machine_name - "bochs", "qemu" or "unidentified", as machine_identify() reports */
 const char *machine_name(void);

@@ -119,6 +119,8 @@ extern struct kernel_options kernel_options;
 #define TEST_BREAK_NMI_FIXUP_IRET		(1u << 10)	/* nmi_fixup_iret: a fault fixed
 								 * up in an NMI handler returns
 								 * with IRET */
+#define TEST_BREAK_UMWAIT_NO_LIMIT		(1u << 11)	/* the UMWAIT limit test sets
+								 * no IA32_UMWAIT_CONTROL limit */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)

@@ -53,6 +53,18 @@ struct trigger_bochs_counts {
 	uint64_t mwaitx_oneshots;	/* interrupts-off MWAITX bounded by the LAPIC (bug 6) */
 };
 
+/**
+ * trigger_umwait_set_limit - write IA32_UMWAIT_CONTROL's time limit (TSC
+ * cycles, 0: none) on this CPU; the boot value is the umwait slice
+ */
+void trigger_umwait_set_limit(uint32_t limit_cycles);
+
+/** trigger_umwait_boot_limit - the limit every CPU's UMWAITs have outside the tests */
+uint32_t trigger_umwait_boot_limit(void);
+
+/** trigger_umwait_os_limit_returns - UMWAITs that returned CF=1 (the OS limit ended them) */
+uint64_t trigger_umwait_os_limit_returns(void);
+
 /** trigger_bochs_counts_read - the Bochs workarounds' counts so far */
 void trigger_bochs_counts_read(struct trigger_bochs_counts *counts);
 
