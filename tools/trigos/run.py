@@ -500,9 +500,6 @@ def acpi_tables_disk(source, workdir):
     return ["-drive", f"file={path},format=raw,if=ide,index=0,media=disk", "-boot", "order=d"]
 
 
-def config_from_args(args, ovmf_vars=None):
-
-
 # --emulator-version VERSION -> the emulator it belongs to (tools/emulators builds NAME-VERSION).
 EMULATOR_VERSIONS = {"10.0": "qemu", bochs.RELEASE_BUILT: "bochs"}
 
