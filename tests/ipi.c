@@ -22,7 +22,7 @@
 
 #include "cpu_test.h"
 
-#define HANDSHAKE_TIMEOUT_NS	(2ull * 1000 * 1000 * 1000)
+#define HANDSHAKE_TIMEOUT_NS	CPU_TEST_ANSWER_PATIENCE_NS
 #define ROUNDS_PER_PAIR		8
 #define SET_ROUNDS		24
 

@@ -22,7 +22,9 @@
 #include <asm/apic.h>
 #include <asm/instructions.h>
 
-#define REMOTE_TIMEOUT_NS (2ull * 1000 * 1000 * 1000)
+#include "cpu_test.h"
+
+#define REMOTE_TIMEOUT_NS	CPU_TEST_ANSWER_PATIENCE_NS
 
 /*
  * Whether the MADT is another machine's, handed over by GRUB's acpi command
