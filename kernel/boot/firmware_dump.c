@@ -10,7 +10,6 @@
 #include <boot/firmware_dump.h>
 #include <log/log.h>
 #include <boot/options.h>
-#include <asm/bios.h>
 #include <lib/bytes.h>
 #include <lib/mptable.h>
 #include <lib/pvh.h>
@@ -198,7 +197,7 @@ static void dump_mptable(void)
 	size_t length;
 
 	if (boot_info.efi_boot ||
-	    mp_tables_find(&kernel_physical_memory, bios_ebda_address(), bios_base_memory_end(),
+	    mp_tables_find(&kernel_physical_memory, firmware_ebda_address(), firmware_base_memory_end(),
 			   NULL, &pointer, &dump_configuration) != ACPI_OK) {
 		ktap_note("DUMP mptable: no MP floating pointer found; nothing dumped");
 		return;

@@ -12,7 +12,6 @@
 #include <log/console.h>
 #include <cpu/cpu.h>
 #include <arch/ipi_evidence.h>
-#include <asm/interrupts.h>
 #include <harness/ktap.h>
 #include <log/panic.h>
 #include <smp/recovery.h>
@@ -27,7 +26,7 @@
 #include <lib/random.h>
 #include <lib/string.h>
 #include <boot/options.h>
-#include <asm/entropy.h>
+#include <arch/entropy.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
@@ -135,7 +134,7 @@ KERNEL_OPTION(seed, "a number", parse_seed);
 void test_choose_seed(void)
 {
 	if (!kernel_options.seed_given)
-		kernel_options.seed = arch_entropy() % 1000000;
+		kernel_options.seed = entropy() % 1000000;
 	ktap_note("seed=%llu (%s; pass seed=%llu to reproduce this run)",
 		  (unsigned long long)kernel_options.seed,
 		  kernel_options.seed_given ? "given" : "from the TSC",
@@ -330,7 +329,7 @@ static void run_helper_part(void (*function)(void *), void *argument)
 	} else {
 		__atomic_fetch_add(&running.failures, 1, __ATOMIC_RELAXED);
 		test_diag("cpu %u: its part ended by %s", cpu_id(),
-			  outcome < RECOVERY_THROW_BASE ? exception_name((unsigned int)outcome) :
+			  outcome < RECOVERY_THROW_BASE ? recovery_exception_name((unsigned int)outcome) :
 							  "the watchdog");
 	}
 }
@@ -369,7 +368,7 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	running.failures += ipi_evidence_report_losses("    # ");
 
 	if (outcome >= 0 && outcome < RECOVERY_THROW_BASE) {
-		snprintf(error, error_size, "%s", exception_name((unsigned int)outcome));
+		snprintf(error, error_size, "%s", recovery_exception_name((unsigned int)outcome));
 		return KTAP_ERROR;
 	}
 	if (outcome == RECOVERY_TIMEOUT)

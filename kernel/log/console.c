@@ -3,7 +3,6 @@
 #include <cpu/cpu.h>
 #include <lib/format.h>
 #include <lib/string.h>
-#include <asm/instructions.h>
 
 static struct console_backend *backends;
 

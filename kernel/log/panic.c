@@ -4,7 +4,6 @@
 #include <log/log.h>
 #include <log/panic.h>
 #include <lib/format.h>
-#include <asm/instructions.h>
 
 #define NO_CPU (~0u)
 
@@ -20,7 +19,7 @@ void panic_begin(void)
 {
 	unsigned int expected = NO_CPU;
 
-	cli();
+	local_irq_disable();
 	if (!__atomic_compare_exchange_n(&panicking_cpu, &expected, cpu_id(), false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
 	    expected != cpu_id()) {

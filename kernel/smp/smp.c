@@ -14,7 +14,6 @@
 #include <time/timer.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
-#include <asm/apic.h>
 #include <lib/format.h>
 
 struct smp_summary smp_summary;
@@ -90,7 +89,7 @@ static void report_io_apics(void)
 	size_t used = 0, answering = 0;
 
 	for (size_t i = 0; i < madt.io_apic_count; i++) {
-		uint32_t version = io_apic_version(madt.io_apics[i].address);
+		uint32_t version = io_apic_read_version(madt.io_apics[i].address);
 
 		if (version != 0 && version != 0xffffffffu)
 			answering++;
@@ -153,7 +152,7 @@ void smp_discover(void)
 {
 	const struct acpi_tables *tables = acpi_tables_get();
 	const struct acpi_reporter reporter = { .report = report_madt_problem };
-	uint32_t bsp_apic_id = lapic_id();
+	uint32_t bsp_apic_id = this_cpu_apic_id();
 	const void *table = NULL;
 	uint32_t length = 0;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <time/time.h>
-#include <asm/instructions.h>
+#include <cpu/cpu.h>
+#include <arch/math64.h>
 
 #define UNCALIBRATED_HZ 3000000000ull
 

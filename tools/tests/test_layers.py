@@ -109,6 +109,31 @@ class Layers(unittest.TestCase):
         self.assertEqual(status, 0, out)
         self.assertIn("1 upward in the order, 0 against the rules", out)
 
+    def test_an_arch_header_in_a_generic_source_file_fails(self):
+        write(self.root, "kernel/arch/x86/include/asm/relax.h", "void arch_relax(void);\n")
+        write(self.root, "kernel/sync/lock.c",
+              "#include <log/log.h>\n#include <sync/lock.h>\n/*\n#include <asm/relax.h>\n*/\n"
+              "#include <asm/relax.h>\n\nvoid lock_take(void)\n{\n\tlog_note(\"taken\");\n}\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 1, out)
+        self.assertIn("kernel/sync/lock.c:6: #include <asm/relax.h>: a generic source file "
+                      "includes an arch header; reach it through a generic header in "
+                      "kernel/include/ that wraps it (docs/CONVENTIONS.md: Rules of the "
+                      "layering)", out)
+        self.assertNotIn("lock.c:4", out)
+        self.assertIn("; 1 arch headers in generic source files", out)
+
+    def test_generic_headers_the_arch_and_the_tests_may_include_arch_headers(self):
+        write(self.root, "kernel/arch/x86/include/asm/relax.h", "void arch_relax(void);\n")
+        write(self.root, "kernel/arch/x86/relax.c", "#include <asm/relax.h>\n")
+        write(self.root, "tests/relax.c", "#include <asm/relax.h>\n")
+        write(self.root, "kernel/include/sync/relax.h",
+              "#include <asm/relax.h>\nstatic inline void relax(void)\n{\n\tarch_relax();\n}\n")
+        write(self.root, "kernel/sync/relax.c", "#include <sync/relax.h>\n")
+        status, out = check(self.root)
+        self.assertEqual(status, 0, out)
+        self.assertNotIn("arch header", out)
+
     def test_this_tree_keeps_its_rules(self):
         status, out = check(cli.ROOT)
         self.assertEqual(status, 0, out)

@@ -18,6 +18,12 @@ broken or a folder has no rule, else 0.
 A header belongs to the folder it lives in: kernel/include/NAME/ is folder
 NAME's (`#include <sync/trigger.h>`), kernel/arch/x86/include/asm/ the arch's,
 kernel/lib/ the library's.  A folder may always use itself.
+
+One more rule holds for every folder but the arch and the tests: a source
+file (.c, .S) of generic code includes no arch header (<asm/...>).  Generic
+code reaches the arch through the generic headers in kernel/include/, which
+wrap its hooks with static inline functions and so may include <asm/...>
+(docs/CONVENTIONS.md, "Rules of the layering").
 """
 
 import argparse
@@ -53,6 +59,10 @@ INCLUDE_PATHS = (INCLUDE_ROOT, "kernel", ARCH_INCLUDE)
 # Files that are not the kernel's: the host runner and fuzz targets, the model.
 SKIPPED = ("tests/host/", "tests/fuzz/", "tests/model/", "tests/gdb/")
 SOURCE_SUFFIXES = (".c", ".h", ".S")
+# Folders whose source files may include arch headers: the arch, and the tests.
+ARCH_USERS = ("arch", "tests")
+ASM_RULE = ("a generic source file includes an arch header; reach it through a generic "
+            "header in kernel/include/ that wraps it (docs/CONVENTIONS.md: Rules of the layering)")
 
 RULE = re.compile(r"^May include:\s*(.*)$", re.MULTILINE)
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
@@ -185,6 +195,27 @@ def edges_of(root):
     return edges
 
 
+def asm_includes(root):
+    """Every generic source file's include of an arch header: a list of "FILE:LINE: ..." lines."""
+    found = []
+    for path in source_files(root):
+        source = folder_of(path)
+        if source is None or source in ARCH_USERS or path.endswith(".h"):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as file:
+            raw = file.read()
+        # Comments out, line breaks kept: an include inside a comment is none.
+        code_lines = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), raw).split("\n")
+        for number, line in enumerate(raw.split("\n"), 1):
+            match = INCLUDE.match(line)
+            if not match or not INCLUDE.match(code_lines[number - 1]):
+                continue
+            target = resolve(root, path, match.group(1), '"' in line.split("include", 1)[1][:3])
+            if (target or match.group(1)).startswith((ARCH_INCLUDE + "/", "asm/")):
+                found.append(f"{path}:{number}: #include <{match.group(1)}>: {ASM_RULE}")
+    return found
+
+
 def cycles(graph):
     """The strongly connected components of more than one node of @graph, sorted."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
@@ -231,7 +262,8 @@ def check(root, out=sys.stdout, verbose=False):
             broken.append(f"{path}:{number}: {what} uses {owner}/, which the rule of "
                           f"{source}/ does not allow ({readme}: May include: "
                           f"{', '.join(sorted(allowed)) or 'nothing'})")
-    for line in problems + broken:
+    arch_seams = asm_includes(root)
+    for line in problems + broken + arch_seams:
         print(line, file=out)
     arrows = sum(len(targets) for targets in graph.values())
     rising = sorted((source, owner) for source, targets in graph.items() for owner in targets
@@ -254,8 +286,10 @@ def check(root, out=sys.stdout, verbose=False):
     print(f"layers: {len(edges)} uses between folders, {arrows} arrows, {len(rising)} upward "
           f"in the order, {len(upward)} against the rules ({len(broken)} uses); cycles: "
           f"{len(loops)}, {len(generic_loops)} without the arch"
-          + (f"; {len(problems)} rule problems" if problems else ""), file=out)
-    return 1 if problems or broken else 0
+          + (f"; {len(problems)} rule problems" if problems else "")
+          + (f"; {len(arch_seams)} arch headers in generic source files" if arch_seams else ""),
+          file=out)
+    return 1 if problems or broken or arch_seams else 0
 
 
 def main(argv=None):

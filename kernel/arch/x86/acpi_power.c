@@ -91,7 +91,7 @@ bool arch_acpi_poweroff(bool announce_steps)
 				fadt->smi_command_port);
 		outb((uint16_t)fadt->smi_command_port, fadt->acpi_enable_value);
 		for (int wait = 0; wait < 1000000 && !(control & PM1_CONTROL_SCI_ENABLE); wait++) {
-			cpu_relax();
+			arch_cpu_relax();
 			acpi_register_read(fadt, ACPI_FADT_PM1A_CONTROL, &control);
 		}
 	}

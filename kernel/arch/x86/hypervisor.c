@@ -71,7 +71,7 @@ void hypervisor_detect(void)
 		    (info.tcg || strncmp(info.signature, "KVMKVMKVM", 9) == 0);
 }
 
-/* --- PAUSE in spin loops (asm/instructions.h, cpu_relax()) ----------------- */
+/* --- PAUSE in spin loops (asm/instructions.h, arch_cpu_relax()) ------------ */
 
 /*
  * pause=off leaves PAUSE out of spin loops, to measure what it costs under

@@ -117,7 +117,7 @@ void ipi_init(void)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		/* Another CPU is at it: a few register writes, then it is done. */
 		while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != IPI_READY)
-			cpu_relax();
+			arch_cpu_relax();
 		return;
 	}
 	if (lapic_mode() == APIC_MODE_XAPIC) {
@@ -187,7 +187,7 @@ static bool xapic_wait_idle(void)
 	while (xapic[XAPIC_ICR_LOW] & ICR_DELIVERY_PENDING) {
 		if (cycles() - start > idle_deadline_cycles)
 			return false;
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	return true;
 }
@@ -205,7 +205,7 @@ static void widen_icr_window(void)
 	uint64_t start = cycles();
 
 	while (cycles() - start < __atomic_load_n(&icr_window_cycles, __ATOMIC_RELAXED))
-		cpu_relax();
+		arch_cpu_relax();
 }
 
 void ipi_test_widen_icr_window(uint64_t nanoseconds)

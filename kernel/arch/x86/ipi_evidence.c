@@ -457,7 +457,7 @@ static void probe_uncovered_at_the_end(void)
 			continue;
 		ipi_evidence_probe(cpu);
 		while (__atomic_load_n(taken, __ATOMIC_ACQUIRE) == before && cycles() - start < wait)
-			cpu_relax();
+			arch_cpu_relax();
 	}
 }
 

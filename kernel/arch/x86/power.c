@@ -97,7 +97,7 @@ void arch_halt_other_cpus(void)
 	}
 	deadline = cycles() + ns_to_cycles(HALT_WAIT_US * 1000ull);
 	while (__atomic_load_n(&halted_cpus, __ATOMIC_ACQUIRE) < others && cycles() < deadline)
-		cpu_relax();
+		arch_cpu_relax();
 	kprintf("# halt: %u of %u other CPUs halted by NMI%s; halting cpu %u\n",
 		__atomic_load_n(&halted_cpus, __ATOMIC_ACQUIRE), others,
 		sent ? "" : " (some NMIs could not be sent)", cpu_id());
@@ -140,7 +140,7 @@ static void reset_through_keyboard_controller(void)
 	kprintf("# reboot: pulsing the reset line through the 8042 keyboard controller\n");
 	/* Wait (bounded) until it can take a command; absent, it reads 0xff. */
 	for (int wait = 0; wait < 100000 && (inb(KEYBOARD_CONTROLLER) & KEYBOARD_INPUT_FULL); wait++)
-		cpu_relax();
+		arch_cpu_relax();
 	serial_drain();
 	outb(KEYBOARD_CONTROLLER, KEYBOARD_PULSE_RESET);
 	udelay(RESET_WAIT_US);

@@ -75,7 +75,7 @@ static void uart_put(uint16_t port, char character)
 	for (int wait = 0; wait < TRANSMIT_WAIT_LIMIT; wait++) {
 		if (inb(port + REGISTER_LINE_STATUS) & LINE_STATUS_TRANSMIT_EMPTY)
 			break;
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	outb(port + REGISTER_DATA, (uint8_t)character);
 }
@@ -154,7 +154,7 @@ void serial_drain(void)
 			if (inb(serial_ports[index] + REGISTER_LINE_STATUS) &
 			    LINE_STATUS_TRANSMITTER_IDLE)
 				break;
-			cpu_relax();
+			arch_cpu_relax();
 		}
 	}
 }

@@ -43,7 +43,7 @@ static void spin_step(const struct trigger_wait_state *state)
 	if (state->irqs_were_enabled)
 		sti_relax_cli();
 	else
-		cpu_relax();
+		arch_cpu_relax();
 }
 
 static bool past(uint64_t deadline_cycles)
@@ -127,7 +127,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 	} else {
 		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
 				   __ATOMIC_RELAXED);
-		cpu_relax();
+		arch_cpu_relax();
 		slept = false;
 	}
 	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);
@@ -156,7 +156,7 @@ static void delay_inside_window(void)
 		return;
 	start = cycles();
 	while (cycles() - start < trigger_halt_window_delay_cycles)
-		cpu_relax();
+		arch_cpu_relax();
 }
 
 static void (*halt_window_hook)(void);
@@ -213,7 +213,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	if (in_nmi() || deadline) {
 		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
 				   __ATOMIC_RELAXED);
-		cpu_relax();
+		arch_cpu_relax();
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
@@ -221,7 +221,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		hlt();
 		outcome = TRIGGER_HALT_HALTED;
 	} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
-		cpu_relax();
+		arch_cpu_relax();
 	} else {
 		outcome = trigger_halt_irqs_off(&trigger->generation, state->seen);
 	}
@@ -307,7 +307,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 	} else {
 		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
 				   __ATOMIC_RELAXED);
-		cpu_relax();
+		arch_cpu_relax();
 		slept = false;
 	}
 	trigger_bochs_sleep_end(trigger, state, published, slept, monitors);

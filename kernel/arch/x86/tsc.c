@@ -145,7 +145,7 @@ static void wait_cycles_from(uint64_t start, uint64_t cycles_wanted)
 		bool enabled;
 
 		if (!sleep_in_windows) {
-			cpu_relax();
+			arch_cpu_relax();
 			continue;
 		}
 		enabled = local_irq_save();

@@ -67,6 +67,43 @@ static inline unsigned int cpu_id(void)
 	return this_cpu()->id;
 }
 
+/*
+ * This CPU's interrupt flag and spin-wait hint, over the arch hooks of
+ * asm/irqflags.h and asm/instructions.h.  The plain disable and enable do
+ * not count; the nesting ones (local_irq_save(), local_irq_push()) are
+ * kernel/sync's, in sync/irq.h.
+ */
+#include <asm/irqflags.h>
+#include <asm/instructions.h>
+
+/** local_irq_disable - disable maskable interrupts on this CPU (not counted) */
+static inline void local_irq_disable(void)
+{
+	arch_local_irq_disable();
+}
+
+/** local_irq_enable - enable maskable interrupts on this CPU (not counted) */
+static inline void local_irq_enable(void)
+{
+	arch_local_irq_enable();
+}
+
+/** irqs_enabled - whether maskable interrupts are enabled on this CPU */
+static inline bool irqs_enabled(void)
+{
+	return arch_irqs_enabled();
+}
+
+/**
+ * cpu_relax - tell the CPU that this is a spin-wait loop (PAUSE on x86,
+ * unless pause=off); a compiler barrier in any case, so a loop that
+ * polls memory reads it again each time round
+ */
+static inline void cpu_relax(void)
+{
+	arch_cpu_relax();
+}
+
 /** cpu_early_init - point the per-CPU register at cpus[0] (first thing in kmain) */
 void cpu_early_init(void);
 

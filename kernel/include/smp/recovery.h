@@ -21,10 +21,20 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <asm/interrupts.h>
 
 #define RECOVERY_RETURNED	(-1L)
 #define RECOVERY_THROW_BASE	256L	/* codes below it are exception vectors */
 #define RECOVERY_TIMEOUT	(RECOVERY_THROW_BASE + 100)	/* the watchdog ended it */
+
+/**
+ * recovery_exception_name - the name of exception @vector ("#PF page fault"
+ * style), for an outcome below RECOVERY_THROW_BASE
+ */
+static inline const char *recovery_exception_name(unsigned int vector)
+{
+	return exception_name(vector);
+}
 
 struct fault_record {
 	uint64_t vector;

@@ -120,6 +120,23 @@ bool arch_mp_table_discover(uint32_t bsp_apic_id);	/* calls smp_add_cpu() */
 bool arch_apic_id_reachable(uint32_t apic_id);	/* xAPIC: 8-bit IDs only */
 const char *arch_apic_mode_name(void);
 
+#include <asm/apic.h>
+
+/** this_cpu_apic_id - the calling CPU's APIC ID, as the firmware's tables list it */
+static inline uint32_t this_cpu_apic_id(void)
+{
+	return lapic_id();
+}
+
+/**
+ * io_apic_read_version - the IOAPICVER register of the I/O APIC at MMIO
+ * @base (from the MADT), read only; 0 or 0xffffffff where none answers
+ */
+static inline uint32_t io_apic_read_version(uint64_t base)
+{
+	return io_apic_version(base);
+}
+
 /** smp_add_cpu - add an enabled CPU by APIC ID (for the MP table path) */
 bool smp_add_cpu(uint32_t apic_id);
 

@@ -17,7 +17,8 @@
  * Each CPU counts its saves and pushes not yet undone (local_irq_depth())
  * and remembers whether interrupts were on before the outermost one; an
  * undo with nothing to undo is reported once per CPU.  Plain
- * local_irq_disable()/local_irq_enable() do not count.
+ * local_irq_disable()/local_irq_enable() do not count: they are
+ * cpu/cpu.h's, below the log, which needs them when it panics.
  */
 
 #include <stdbool.h>
@@ -44,21 +45,6 @@ extern struct irq_nesting irq_nesting[MAX_CPUS];
 
 /* kernel/sync/irq.c: report an undo without a disable (once per CPU). */
 void irq_nesting_underflow(void);
-
-static inline void local_irq_disable(void)
-{
-	arch_local_irq_disable();
-}
-
-static inline void local_irq_enable(void)
-{
-	arch_local_irq_enable();
-}
-
-static inline bool irqs_enabled(void)
-{
-	return arch_irqs_enabled();
-}
 
 /** local_irq_save - disable interrupts, returning whether they were enabled */
 static inline bool local_irq_save(void)

@@ -68,7 +68,7 @@
 #include <asm/trigger.h>
 
 #ifndef ARCH_HAS_TRIGGER
-#include <asm/instructions.h>
+#include <cpu/cpu.h>	/* cpu_relax() */
 
 struct trigger_user;
 

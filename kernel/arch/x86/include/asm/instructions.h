@@ -222,7 +222,7 @@ static inline void sti_hlt(void)
 }
 
 /*
- * Whether cpu_relax() executes PAUSE: yes unless pause=off (hypervisor.c),
+ * Whether arch_cpu_relax() executes PAUSE: yes unless pause=off (hypervisor.c),
  * which exists to measure PAUSE under an emulator: in QEMU TCG it is no hint
  * but a trip out of the vCPU's translated code (QEMU
  * target/i386/tcg/misc_helper.c, do_pause(): EXCP_INTERRUPT), after which
@@ -232,7 +232,7 @@ static inline void sti_hlt(void)
 extern bool cpu_relax_pauses;
 
 /* PAUSE hints a spin-wait loop to the CPU (SDM vol 2, PAUSE); a compiler barrier in any case. */
-static inline void cpu_relax(void)
+static inline void arch_cpu_relax(void)
 {
 	if (__builtin_expect(cpu_relax_pauses, 1))
 		asm volatile("pause" : : : "memory");
@@ -320,14 +320,14 @@ static inline void int3(void)
 /* --- Arithmetic ---------------------------------------------------------- */
 
 /**
- * mul_div_u64 - @a * @b / @c with a 128-bit intermediate product
+ * arch_mul_div_u64 - @a * @b / @c with a 128-bit intermediate product
  *
  * MUL leaves the full product in RDX:RAX and DIV divides it, so no libgcc
  * helper is needed (libgcc is built with the red zone, which interrupts
  * would clobber here).  DIV faults (#DE) when the quotient does not fit in
  * 64 bits; that case, and @c == 0, saturate to UINT64_MAX instead.
  */
-static inline uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+static inline uint64_t arch_mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t low, high, quotient;
 

@@ -52,7 +52,7 @@ static inline uint32_t __raw_xchg_u32(uint32_t *word, uint32_t value)
  */
 static inline void __raw_spin_relax(void)
 {
-	cpu_relax();
+	arch_cpu_relax();
 }
 
 #endif /* TRIGOS_ASM_SPINLOCK_H */

@@ -106,7 +106,7 @@ void arch_trigger_report(const char *prefix);
 /** arch_trigger_relax - one pause of a wait that cannot wait (PAUSE, SDM vol 2) */
 static inline void arch_trigger_relax(void)
 {
-	cpu_relax();
+	arch_cpu_relax();
 }
 
 #endif
