@@ -14,6 +14,7 @@
 #include <time/time.h>
 #include <time/timer.h>
 #include <lib/string.h>
+#include <sync/poll_wait.h>
 #include <asm/apic.h>
 #include <asm/extable.h>
 #include <asm/instructions.h>
@@ -37,10 +38,19 @@ bool trigger_irqs_on_window_unmarked;
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
 #define UMWAIT_SLICE_CYCLES	(1u << 20)	/* bounds each UMWAIT/MWAITX, ~0.3 ms */
 
-/* Interrupts on for the sleep only if they were on at the reset. */
-static void spin_step(const struct trigger_wait_state *state)
+/*
+ * One poll of a spin phase.  Interrupts on for the pause only if they were
+ * on at the reset.  The PAUSE, and with it the interrupt window, is paced
+ * (sync/poll_wait.h): under QEMU TCG each one takes the global lock that the
+ * CPU whose kick this waits for needs to wake and to answer, so a window
+ * opens once every cpu_relax_pace_cycles there (an interrupt for this CPU
+ * waits that long at most), on every poll elsewhere.
+ */
+static void spin_step(const struct trigger_wait_state *state, struct poll_pace *pace)
 {
-	if (state->irqs_were_enabled)
+	if (!poll_pace_due(pace))
+		compiler_barrier();
+	else if (state->irqs_were_enabled)
 		sti_relax_cli();
 	else
 		cpu_relax();
@@ -62,8 +72,11 @@ static bool past(uint64_t deadline_cycles)
  */
 static void spin_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
+	struct poll_pace pace;
+
+	poll_pace_begin(&pace);
 	while (!trigger_moved(trigger, state) && !past(deadline))
-		spin_step(state);
+		spin_step(state, &pace);
 }
 
 /* --- mwait ------------------------------------------------------------------- */
@@ -239,12 +252,13 @@ static void hlt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint6
 
 static void adaptive_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
 {
-	uint64_t start = cycles();
+	struct poll_pace pace;
 
-	while (cycles() - start < trigger_spin_budget_cycles) {
+	poll_pace_begin(&pace);
+	while (cycles() - pace.begun < trigger_spin_budget_cycles) {
 		if (trigger_moved(trigger, state) || past(deadline))
 			return;
-		spin_step(state);
+		spin_step(state, &pace);
 	}
 	halt_wait(trigger, state, deadline);
 }
