@@ -130,9 +130,9 @@ static int bench_vector = -1;
 
 /*
  * The mean figure's sender waits for the acknowledgement on a trigger, the
- * kernel's wait: the adaptive backend spins (its PAUSE paced under TCG,
- * sync/poll_wait.h) for about one wake-up's cost, then halts, giving the
- * host CPU back to the target it waits for.  The handler kicks it.
+ * kernel's wait: the adaptive backend spins for about one wake-up's cost,
+ * then halts, giving the host CPU back to the target it waits for.  The
+ * handler kicks it.
  */
 static DEFINE_TRIGGER_USER(ipi_ack_user, "bench_ipi_ack");
 static DEFINE_TRIGGER(ack_trigger);

@@ -3,7 +3,8 @@
 #define TRIGOS_SYNC_POLL_WAIT_H
 /*
  * Poll loops with a paced PAUSE: the kernel's wait for a word that another
- * CPU writes, and the pacing the trigger's spin phases use.
+ * CPU writes.  The trigger's spin phases PAUSE on every poll (the reason is
+ * in kernel/arch/x86/trigger_backends.c, spin_step()).
  *
  *	struct poll_pace pace;
  *
