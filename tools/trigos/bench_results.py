@@ -300,7 +300,8 @@ KUT = "kvm-unit-tests"
 WALL = None     # a pairing's figure name for the whole QEMU run's wall time
 # (family, trigos figure, kvm-unit-tests figure, what the ratio compares).  The
 # halted round trip's mean is vmexit `ipi`'s own statistic (tests/bench_ipi.c);
-# the p50 rows set trigos's per-boot median beside that mean.
+# the p50 rows set trigos's per-boot median beside that mean.  No AP bring-up
+# row: trigos times its own (TSC), the peer's is host-observed.
 PEER_PAIRS = (
     ("ipi-call-stop", "ipi_unicast_round_trip_halted_mean", "vmexit_ipi",
      "IPI round trip to a halted CPU, mean over >= 2^30 cycles, / vmexit ipi"),
@@ -308,8 +309,6 @@ PEER_PAIRS = (
      "IPI round trip to a halted CPU, p50, / vmexit ipi"),
     ("ipi-call-stop", "call_single_wait_halted", "vmexit_ipi",
      "smp_call_function_single, wait, halted target, p50, / vmexit ipi"),
-    ("bringup", "ap_bringup_host_observed", "ap_bringup",
-     "AP bring-up, both host-observed (trigos: its INIT line to all online)"),
     ("bringup", WALL, WALL, "whole QEMU run, bring-up-only boot / smptest"),
 )
 
