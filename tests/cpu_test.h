@@ -19,6 +19,7 @@
 #include <smp/smp.h>
 #include <harness/test.h>
 #include <time/time.h>
+#include <sync/poll_wait.h>
 #include <asm/instructions.h>
 
 #define CPU_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)
@@ -37,18 +38,14 @@ static inline bool cpu_test_online(unsigned int cpu)
 	return cpu < cpus_present() && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);
 }
 
-/** cpu_test_wait_at_least - wait until *@counter >= @value; false after @timeout_ns */
+/**
+ * cpu_test_wait_at_least - wait until *@counter >= @value; false after
+ * @timeout_ns: the kernel's own poll (sync/poll_wait.h), PAUSE paced as there
+ */
 static inline bool cpu_test_wait_at_least(const uint64_t *counter, uint64_t value,
 					  uint64_t timeout_ns)
 {
-	uint64_t start = cycles(), limit = ns_to_cycles(timeout_ns);
-
-	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < value) {
-		if (cycles() - start > limit)
-			return false;
-		cpu_relax();
-	}
-	return true;
+	return poll_wait_at_least(counter, value, timeout_ns);
 }
 
 /** cpu_test_spin_ns - busy-wait about @nanoseconds, interrupts as they are */

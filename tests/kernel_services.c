@@ -6,6 +6,7 @@
 #include <log/symbols.h>
 #include <harness/test.h>
 #include <lib/string.h>
+#include <sync/poll_wait.h>
 #include <asm/instructions.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
@@ -148,18 +149,39 @@ static void bochs_is_believed_only_when_told(void)
 	machine_set_told(told);
 }
 
-/* pause= decides whether spin loops execute PAUSE (asm/instructions.h); on by default. */
+/*
+ * pause= decides whether spin loops execute PAUSE and whether the poll loops
+ * pace it (asm/instructions.h, sync/poll_wait.h); paced by default under TCG.
+ */
 static void pause_option_decides_whether_spin_loops_pause(void)
 {
 	bool pauses = cpu_relax_pauses;
+	uint64_t pace = cpu_relax_pace_cycles, paced_for = cpu_relax_paced_for_cycles;
+	struct poll_pace poll;
 
 	options_parse("pause=off", "test line");
 	EXPECT_FALSE(cpu_relax_pauses);
+	EXPECT_EQ(cpu_relax_pace_cycles, 0);
+	options_parse("pause=paced", "test line");
+	EXPECT_TRUE(cpu_relax_pauses);
+	EXPECT_NE(cpu_relax_pace_cycles, 0);
+	EXPECT_GT(cpu_relax_paced_for_cycles, cpu_relax_pace_cycles);
+	/* Paced: the first poll is not due, a poll after the whole paced part is. */
+	poll_pace_begin(&poll);
+	EXPECT_FALSE(poll_pace_due(&poll));
+	poll.begun -= cpu_relax_paced_for_cycles;
+	EXPECT_TRUE(poll_pace_due(&poll));
 	options_parse("pause=on", "test line");
 	EXPECT_TRUE(cpu_relax_pauses);
+	EXPECT_EQ(cpu_relax_pace_cycles, 0);
+	poll_pace_begin(&poll);
+	EXPECT_TRUE(poll_pace_due(&poll));
 	options_parse("pause=sometimes", "test line");
 	EXPECT_TRUE(cpu_relax_pauses);
+	EXPECT_EQ(cpu_relax_pace_cycles, 0);
 	cpu_relax_pauses = pauses;
+	cpu_relax_pace_cycles = pace;
+	cpu_relax_paced_for_cycles = paced_for;
 }
 
 static const struct test_case kernel_service_cases[] = {

@@ -14,6 +14,7 @@
 #include <time/timer.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
+#include <sync/poll_wait.h>
 #include <lib/format.h>
 
 struct smp_summary smp_summary;
@@ -428,13 +429,15 @@ bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argum
 bool smp_wait_for(unsigned int target, uint64_t timeout_ns)
 {
 	struct cpu *cpu = &cpus[target];
-	uint64_t start = cycles(), limit = ns_to_cycles(timeout_ns);
+	uint64_t limit = ns_to_cycles(timeout_ns);
+	struct poll_pace pace;
 
+	poll_pace_begin(&pace);
 	while (__atomic_load_n(&cpu->work.completed, __ATOMIC_ACQUIRE) !=
 	       __atomic_load_n(&cpu->work.requested, __ATOMIC_RELAXED)) {
-		if (cycles() - start > limit)
+		if (cycles() - pace.begun > limit)
 			return false;	/* the slot stays taken: the CPU is stuck */
-		cpu_relax();
+		poll_pace_relax(&pace);
 	}
 	__atomic_store_n(&cpu->work.lock, 0, __ATOMIC_RELEASE);
 	return true;

@@ -22,6 +22,7 @@
 #include <smp/smp_test_seams.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
+#include <sync/poll_wait.h>
 #include <log/symbols.h>
 #include <time/time.h>
 
@@ -327,9 +328,12 @@ static void csd_flag_wait(struct call_single_data *csd)
 	trigger_t *trigger = &call_wait_triggers[cpu_id()];
 
 	if (!watch.irqs_were_enabled) {
+		struct poll_pace pace;
+
+		poll_pace_begin(&pace);
 		while (csd_pending(csd)) {
 			call_watch(&watch, csd);
-			cpu_relax();
+			poll_pace_relax(&pace);
 		}
 		return;
 	}

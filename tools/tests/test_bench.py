@@ -180,6 +180,28 @@ class Tables(unittest.TestCase):
         markdown = bench_results.render_markdown([("t", ["a", "b"], [["x|y", ""]])])
         self.assertIn("| a | b |\n|---|---|\n| x\\|y |   |", markdown)
 
+    def test_peer_ratios_pair_boot_i_with_boot_i(self):
+        def ipi(mean, p50):
+            return run("ipi-call-stop-2cpu", [
+                {"name": "ipi_unicast_round_trip_halted_mean", "cpus": 2, "unit": "cycles",
+                 "value": mean}, distribution("ipi_unicast_round_trip_halted", p50, p50 * 2)])
+
+        def vmexit(value):
+            return run("kvm-unit-tests-vmexit-ipi-2cpu", [
+                {"name": "vmexit_ipi", "cpus": 2, "unit": "cycles", "value": value,
+                 "peer": "kvm-unit-tests", "clock": "its own"}], family="ipi-call-stop",
+                peer="kvm-unit-tests")
+        report = {"runs": [ipi(50, 20), vmexit(100), ipi(90, 30), vmexit(60), ipi(70, 40),
+                           vmexit(70)]}
+        title, header, rows = bench_results.peer_ratio_table(report)
+        self.assertIn("trigos / kvm-unit-tests", title)
+        self.assertEqual(header, ["figure", "vCPUs", "trigos", "kvm-unit-tests", "ratio",
+                                  "boots"])
+        self.assertEqual(rows[0][1:], ["2", "70", "70", "1.00 [0.50-1.50]", "3"])
+        self.assertEqual(rows[1][1:], ["2", "30", "70", "0.50 [0.20-0.57]", "3"])
+        self.assertEqual(len(rows), 2)
+        self.assertIsNone(bench_results.peer_ratio_table({"runs": [ipi(50, 20)]}))
+
     def test_repeated_runs_give_the_median(self):
         report = {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us",
                                                  "value": value}], cpus=8)

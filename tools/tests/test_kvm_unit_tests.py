@@ -4,6 +4,7 @@ prints the logs of tools/tests/data/kvm-unit-tests/: no kvm-unit-tests, no real 
 import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import textwrap
@@ -309,6 +310,23 @@ class BenchOption(TreeCase):
         self.assertEqual(report["notes"], [])
         self.assertRegex(out, r"ap_bringup +trigos +us +1000\n")
         self.assertRegex(out, r"ap_bringup +kvm-unit-tests host-observed +us +\d+\n")
+
+    def test_boots_are_interleaved_and_the_ratios_come_first(self):
+        make_fake_tree(self.source)
+        status, report, out = self.bench("--kvm-unit-tests", self.source, "--repeat", "2")
+        self.assertEqual(status, 0)
+        self.assertEqual([run["config"] for run in report["runs"]],
+                         ["bringup-4cpu", "kvm-unit-tests-smptest-4cpu"] * 2)
+        # The first table is trigos / kvm-unit-tests: the whole run, boot i against boot i.
+        first = out.strip().split("\n\n")[0]
+        self.assertIn("trigos / kvm-unit-tests", first.splitlines()[0])
+        wall = [line for line in first.splitlines() if line.startswith("whole QEMU run")]
+        self.assertEqual(len(wall), 1)
+        ratios = [run["wall_seconds"] / peer["wall_seconds"]
+                  for run, peer in zip(report["runs"][0::2], report["runs"][1::2])]
+        self.assertIn("%.2f [%.2f-%.2f]" % (statistics.median(ratios), min(ratios),
+                                            max(ratios)), wall[0])
+        self.assertRegex(wall[0], r" 2$")
 
     def test_the_report_names_the_tree_and_its_commit(self):
         make_fake_tree(self.source)

@@ -13,7 +13,11 @@ becomes a result, beside the QEMU run's wall time.  Then the Linux peer
 -smp value of every selected section in group "bringup".  With
 --kvm-unit-tests DIR (off by default) kvm-unit-tests is built from the clone
 DIR as tools/peer does, its smptest booted at those -smp values and its vmexit
-ipi and ipi_halt at 2 vCPUs when a section of group "ipi" is selected; a
+ipi and ipi_halt at 2 vCPUs when a section of group "ipi" is selected,
+round by round with trigos's sections (each --repeat round boots every
+section once, then kvm-unit-tests' tests once, so both see the same host
+load), and the first table is trigos / kvm-unit-tests: per figure the
+median of the per-boot ratios (boot i against boot i) and their range; a
 tree that is missing or does not build, or a test that does not end, is a
 note and the run goes on.  Everything goes
 into one JSON file (build/bench/results.json by default), with the figures
@@ -301,33 +305,41 @@ def run_peer(counts, args, log_dir, progress, runs):
     return None
 
 
-def run_kvm_unit_tests(counts, ipi, args, log_dir, progress, runs, notes):
-    """Build kvm-unit-tests from --kvm-unit-tests DIR and boot its tests --repeat times (the
-    tests interleaved); append its runs, and a note for each problem or for the whole peer."""
-    boots = kvm_unit_tests.plan(counts, ipi)
-    try:
-        built = kvm_unit_tests.build(args.kvm_unit_tests,
-                                     os.path.join(args.peer_dir, kvm_unit_tests.PEER),
-                                     lambda text: sys.stderr.write(text + "\n"))
-    except kvm_unit_tests.Unavailable as error:
-        note = "kvm-unit-tests not measured: %s" % error
-        sys.stderr.write("bench: %s; going on without it\n" % note)
-        progress.total -= len(boots) * args.repeat
-        notes.append(note)
-        return
-    for repeat in range(args.repeat):
-        for test, cpus in boots:
+class KutBoots:
+    """kvm-unit-tests from --kvm-unit-tests DIR, built once, its tests booted a round at a
+    time (round() after each round of trigos's sections); its runs go to @runs, a note for
+    each problem, or for the whole peer when it cannot be built, to @notes."""
+
+    def __init__(self, counts, ipi, args, log_dir, progress, runs, notes):
+        self.boots = kvm_unit_tests.plan(counts, ipi)
+        self.args, self.log_dir, self.progress = args, log_dir, progress
+        self.runs, self.notes = runs, notes
+        try:
+            self.built = kvm_unit_tests.build(args.kvm_unit_tests,
+                                              os.path.join(args.peer_dir, kvm_unit_tests.PEER),
+                                              lambda text: sys.stderr.write(text + "\n"))
+        except kvm_unit_tests.Unavailable as error:
+            note = "kvm-unit-tests not measured: %s" % error
+            sys.stderr.write("bench: %s; going on without it\n" % note)
+            progress.total -= len(self.boots) * args.repeat
+            notes.append(note)
+            self.built = None
+
+    def round(self, repeat):
+        if self.built is None:
+            return
+        for test, cpus in self.boots:
             name = kvm_unit_tests.config_name(test, cpus)
-            suffix = "-%d" % (repeat + 1) if args.repeat > 1 else ""
-            progress.begin(name)
-            run = kvm_unit_tests.boot(built, test, cpus,
-                                      os.path.join(log_dir, name + suffix + ".log"),
-                                      tick=progress.tick)
-            progress.end(run)
+            suffix = "-%d" % (repeat + 1) if self.args.repeat > 1 else ""
+            self.progress.begin(name)
+            run = kvm_unit_tests.boot(self.built, test, cpus,
+                                      os.path.join(self.log_dir, name + suffix + ".log"),
+                                      tick=self.progress.tick)
+            self.progress.end(run)
             for problem in run["problems"]:
                 sys.stderr.write("bench: %s: %s\n" % (name, problem))
-                notes.append("%s%s: %s (log %s)" % (name, suffix, problem, run["log"]))
-            runs.append(run)
+                self.notes.append("%s%s: %s (log %s)" % (name, suffix, problem, run["log"]))
+            self.runs.append(run)
 
 
 def main(argv=None):
@@ -407,10 +419,14 @@ def main(argv=None):
     load_before = os.getloadavg()[0]
 
     runs, failed, notes, repeats = [], 0, [], []
-    for entry in entries:
-        for seed in seeds:
-            boots = []
-            for repeat in range(args.repeat):
+    boots = {}
+    kut = KutBoots(kut_counts, kut_ipi, args, log_dir, progress, runs, notes) \
+        if kut_boots else None
+    # Round by round: each round boots every section once, then kvm-unit-tests' tests once,
+    # so that the two see the same host load (their ratios pair boot i with boot i).
+    for repeat in range(args.repeat):
+        for entry in entries:
+            for seed in seeds:
                 suffix = ("-seed%d" % seed if seed is not None else "") + \
                     ("-%d" % (repeat + 1) if args.repeat > 1 else "")
                 progress.begin(entry.name + ("" if seed is None else " seed=%d" % seed))
@@ -430,19 +446,22 @@ def main(argv=None):
                                      % (entry.name, run["exit"], len(run["results"]),
                                         run["log"]))
                 runs.append(run)
-                boots.append(run)
-            if args.repeatable:
-                repeats.append(dict(bench_results.repeatability(boots), config=entry.name,
-                                    seed=seed, emulator=boots[0]["emulator"]))
+                boots.setdefault((entry.name, seed), []).append(run)
+        if kut:
+            kut.round(repeat)
+    if args.repeatable:
+        for entry in entries:
+            for seed in seeds:
+                done = boots.get((entry.name, seed), [])
+                repeats.append(dict(bench_results.repeatability(done), config=entry.name,
+                                    seed=seed, emulator=done[0]["emulator"]))
     if counts:
         note = run_peer(counts, args, log_dir, progress, runs)
         if note:
             notes.append(note)
     elif not args.no_peer:
         notes.append("Linux peer not booted: no section of group 'bringup' was selected")
-    if kut_boots:
-        run_kvm_unit_tests(kut_counts, kut_ipi, args, log_dir, progress, runs, notes)
-    elif args.kvm_unit_tests:
+    if args.kvm_unit_tests and not kut_boots:
         notes.append("kvm-unit-tests not booted: no section of group 'bringup' or 'ipi' "
                      "was selected")
 
@@ -463,7 +482,9 @@ def main(argv=None):
     with open(args.out, "w", encoding="utf-8") as out:
         json.dump(report, out, indent=1)
     spread = bench_results.seed_spread_table(report)
-    tables = bench_results.build_tables(report) + ([spread] if spread else [])
+    ratios = bench_results.peer_ratio_table(report)
+    tables = ([ratios] if ratios else []) + bench_results.build_tables(report) + \
+        ([spread] if spread else [])
     bench_results.render_text(tables + [bench_results.quoted_table()], sys.stdout)
     for note in notes:
         sys.stdout.write("\nbench: %s\n" % note)

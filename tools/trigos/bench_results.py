@@ -294,6 +294,68 @@ def build_tables(report):
     return tables
 
 
+# --- trigos against kvm-unit-tests ----------------------------------------------
+
+KUT = "kvm-unit-tests"
+WALL = None     # a pairing's figure name for the whole QEMU run's wall time
+# (family, trigos figure, kvm-unit-tests figure, what the ratio compares).  The
+# halted round trip's mean is vmexit `ipi`'s own statistic (tests/bench_ipi.c);
+# the p50 rows set trigos's per-boot median beside that mean.  No AP bring-up
+# row: trigos times its own (TSC), the peer's is host-observed.
+PEER_PAIRS = (
+    ("ipi-call-stop", "ipi_unicast_round_trip_halted_mean", "vmexit_ipi",
+     "IPI round trip to a halted CPU, mean over >= 2^30 cycles, / vmexit ipi"),
+    ("ipi-call-stop", "ipi_unicast_round_trip_halted", "vmexit_ipi",
+     "IPI round trip to a halted CPU, p50, / vmexit ipi"),
+    ("ipi-call-stop", "call_single_wait_halted", "vmexit_ipi",
+     "smp_call_function_single, wait, halted target, p50, / vmexit ipi"),
+    ("bringup", WALL, WALL, "whole QEMU run, bring-up-only boot / smptest"),
+)
+
+
+def _boot_values(report, family, name, peer):
+    """{vCPUs: [value of @name per boot, in boot order]} of @peer's runs (None: trigos's)."""
+    values = {}
+    for run in report.get("runs", []):
+        run_peer = run.get("peer")
+        if run_peer != peer or run_family(run)[0] != family:
+            continue
+        if run_peer is None and run_family(run)[1]:
+            continue    # trigos's variant sections (bringup-8cpu-sdm) are no pair
+        if name is WALL:
+            value = run.get("wall_seconds")
+        else:
+            value = next((headline(record) for record in run.get("results", [])
+                          if record.get("name") == name and headline(record) is not None), None)
+        if isinstance(value, (int, float)):
+            values.setdefault(run_vcpus(run), []).append(value)
+    return values
+
+
+def peer_ratio_table(report):
+    """(title, header, rows): trigos / kvm-unit-tests per figure and vCPU count, the median
+    of the per-boot ratios (boot i of trigos against boot i of the peer: tools/bench
+    interleaves them) and their range; None when no kvm-unit-tests figure was measured."""
+    rows = []
+    for family, ours, theirs, what in PEER_PAIRS:
+        mine, peer = _boot_values(report, family, ours, None), \
+            _boot_values(report, family, theirs, KUT)
+        for vcpus in sorted(set(mine) & set(peer), key=lambda count: count or 0):
+            ratios = [a / b for a, b in zip(mine[vcpus], peer[vcpus]) if b]
+            if not ratios:
+                continue
+            rows.append([what, str(vcpus), number(statistics.median(mine[vcpus])),
+                         number(statistics.median(peer[vcpus])),
+                         "%.2f [%.2f-%.2f]" % (statistics.median(ratios), min(ratios),
+                                               max(ratios)),
+                         str(len(ratios))])
+    if not rows:
+        return None
+    return ("trigos / kvm-unit-tests, same run, boots interleaved: median of the per-boot "
+            "ratios [range]; < 1 is trigos ahead",
+            ["figure", "vCPUs", "trigos", KUT, "ratio", "boots"], rows)
+
+
 def render_text(tables, out):
     for title, header, rows in tables:
         widths = [max(len(str(row[column])) for row in [header] + rows)

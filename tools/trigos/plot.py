@@ -188,7 +188,8 @@ def bringup_chart(report):
         series.setdefault(name, {})[vcpus] = bench_results.median_headline(records) / 1000.0
     if not series:
         return None
-    title = "AP bring-up (first INIT to all online) against vCPUs, trigos beside Linux (ms)"
+    title = ("AP bring-up (first INIT to all online) against vCPUs, trigos beside its peers "
+             "(ms)")
     return series_chart("bringup", title, "ms", series, report.get("host", {}).get("cores"))
 
 
@@ -257,7 +258,9 @@ def report_markdown(report, chart_list, plot_dir_link, plot_problems):
               report.get("host", {}).get("cores", "?"), ""]
     for note in report.get("notes", []):
         parts += ["**Note:** %s" % note, ""]
-    parts += [bench_results.render_markdown(bench_results.build_tables(report))]
+    ratios = bench_results.peer_ratio_table(report)
+    parts += [bench_results.render_markdown(([ratios] if ratios else []) +
+                                            bench_results.build_tables(report))]
     parts += ["## Charts", ""]
     if chart_list and not plot_problems:
         for chart in chart_list:

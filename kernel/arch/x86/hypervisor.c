@@ -28,6 +28,9 @@
 #define FW_CFG_FILE_NAME_SIZE		56
 
 static struct hypervisor_info info;
+static bool pause_option_given;		/* pause= was given: TCG does not choose */
+
+static void pace_pauses(bool paced);
 
 static void fw_cfg_select(uint16_t selector)
 {
@@ -63,6 +66,8 @@ void hypervisor_detect(void)
 	memcpy(&info.signature[8], &result.edx, 4);
 	info.signature[12] = '\0';
 	info.tcg = strcmp(info.signature, "TCGTCGTCGTCG") == 0;
+	if (info.tcg && !pause_option_given)
+		pace_pauses(true);
 
 	fw_cfg_select(FW_CFG_SIGNATURE);
 	fw_cfg_read(signature, sizeof(signature));
@@ -79,23 +84,49 @@ void hypervisor_detect(void)
  * spinning with PAUSE makes a halted vCPU's wake-up about three times
  * slower, and one without it makes spin-based waits slower and, with more
  * vCPUs than host CPUs, lets a spinner hold its host CPU for whole
- * scheduler slices; so PAUSE stays the default everywhere.
+ * scheduler slices; so PAUSE stays on everywhere.
+ *
+ * pause=paced, the default under TCG: the poll loops of sync/poll_wait.h
+ * (the kernel's polls for a word; not the trigger's spin phases) PAUSE at most
+ * once every PACE_CYCLES for the first PACED_FOR_CYCLES of a wait, then on
+ * every poll.  Why under TCG: there PAUSE is no hint but an exit from the
+ * vCPU's translated code (QEMU target/i386/tcg/misc_helper.c, do_pause():
+ * EXCP_INTERRUPT), after which its thread takes QEMU's global lock
+ * (accel/tcg/tcg-accel-ops-mttcg.c, v7.2.0) - the lock a halted vCPU needs
+ * to wake, to take its interrupt and to write its EOI.  A wait of the cost
+ * of a wake-up so leaves that lock alone, and a longer one still goes
+ * through it (where a waiter overcommitted on the host can lose its host
+ * CPU) as often as before.  pause=on PAUSEs on every poll, as on hardware.
  */
+#define PACE_CYCLES		4096		/* ~1.5 us at this host's TSC rate */
+#define PACED_FOR_CYCLES	(1ull << 16)	/* ~25 us: about one wake-up of a halted vCPU */
+
 bool cpu_relax_pauses = true;
+uint64_t cpu_relax_pace_cycles;
+uint64_t cpu_relax_paced_for_cycles;
+
+static void pace_pauses(bool paced)
+{
+	cpu_relax_pace_cycles = paced ? PACE_CYCLES : 0;
+	cpu_relax_paced_for_cycles = paced ? PACED_FOR_CYCLES : 0;
+}
 
 static bool parse_pause(const struct cmdline_word *word, const char **error)
 {
-	static const char *const values[] = { "off", "on" };
+	static const char *const values[] = { "off", "on", "paced" };
 	int value = cmdline_value_index(word, values, sizeof(values) / sizeof(values[0]));
 
 	if (value < 0)
 		return false;
-	cpu_relax_pauses = value == 1;
+	pause_option_given = true;
+	cpu_relax_pauses = value != 0;
+	pace_pauses(value == 2);
 	if (!cpu_relax_pauses)
 		ktap_note("spin loops: no PAUSE (pause=off: a measurement, not a fix)");
 	return true;
 }
-KERNEL_OPTION(pause, "on or off (PAUSE in spin loops)", parse_pause);
+KERNEL_OPTION(pause, "on, paced or off (PAUSE in poll loops; paced is TCG's default)",
+	      parse_pause);
 
 const struct hypervisor_info *hypervisor_info(void)
 {

@@ -37,7 +37,13 @@ bool trigger_irqs_on_window_unmarked;
 #define UMWAIT_C0_2		0	/* UMWAIT control: the deeper C0.2 */
 #define UMWAIT_SLICE_CYCLES	(1u << 20)	/* bounds each UMWAIT/MWAITX, ~0.3 ms */
 
-/* Interrupts on for the sleep only if they were on at the reset. */
+/*
+ * Interrupts on for the sleep only if they were on at the reset.  PAUSE on
+ * every poll, also under QEMU TCG, where pacing it (sync/poll_wait.h) made
+ * stop_machine with the others spinning at 8 vCPUs on 2 host cores 1.4-3.5
+ * times slower (interleaved boots): a waiter that does not go through
+ * QEMU's global lock keeps the host CPU that the spinners' vCPUs need.
+ */
 static void spin_step(const struct trigger_wait_state *state)
 {
 	if (state->irqs_were_enabled)

@@ -231,6 +231,17 @@ static inline void sti_hlt(void)
  */
 extern bool cpu_relax_pauses;
 
+/*
+ * A poll loop's PAUSE, paced (sync/poll_wait.h): at most one PAUSE every
+ * this many TSC cycles during the first cpu_relax_paced_for_cycles of a
+ * wait, then one every poll; 0 is a PAUSE every poll.  Set under QEMU TCG
+ * (hypervisor.c, pause=paced), where PAUSE is a trip through QEMU's global
+ * lock and no hint; 0 elsewhere, where PAUSE is what a spinning CPU owes
+ * its hyperthread sibling and a hypervisor's pause-loop exiting.
+ */
+extern uint64_t cpu_relax_pace_cycles;
+extern uint64_t cpu_relax_paced_for_cycles;
+
 /* PAUSE hints a spin-wait loop to the CPU (SDM vol 2, PAUSE); a compiler barrier in any case. */
 static inline void arch_cpu_relax(void)
 {
