@@ -461,11 +461,14 @@ static void a_cpu_holding_everyone_up_is_named(void)
 	took = now_ns() - start;
 	stop_machine_set_stuck_deadline(old_deadline);
 	/*
-	 * The caller's wait reached its one bound, the stuck deadline, once,
-	 * and found the state unchanged: a late CPU, which the evidence does
-	 * not call lost.
+	 * The caller's wait reached its one bound, the stuck deadline, and
+	 * found the state unchanged: a late CPU, which the evidence does not
+	 * call lost.  Once at least: the caller watches every state to the
+	 * end, so a later one slower than the short deadline (a host that did
+	 * not run a CPU, a wake NMI lost and probed: test_lose_wake_nmi=)
+	 * reaches it again; the report stays one.
 	 */
-	EXPECT_EQ(trigger_user_check_deadlines(&stop_waits) - deadlines, 1u);
+	EXPECT_GE(trigger_user_check_deadlines(&stop_waits) - deadlines, 1u);
 	EXPECT_EQ(ipi_evidence_losses() - losses, 0u);
 	stop_machine_stats_read(&after);
 	ASSERT_TRUE(smp_wait_for(laggard, CPU_TEST_TIMEOUT_NS));

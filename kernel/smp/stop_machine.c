@@ -109,19 +109,17 @@ static void report_stuck(struct stop_machine_data *smd, int state, uint64_t wait
 }
 
 /*
- * Probe the CPUs that have not acknowledged @state (ipi_evidence.h); true
- * if one had a wake NMI unclaimed (it was sent an NMI: watch on).
+ * Probe the CPUs that have not acknowledged @state (ipi_evidence.h): one
+ * halted on a wake NMI that never came is sent an NMI, which ends its halt.
  */
-static bool probe_late_cpus(struct stop_machine_data *smd, int state)
+static void probe_late_cpus(struct stop_machine_data *smd, int state)
 {
 	unsigned int cpu;
-	bool nmi = false;
 
 	for_each_cpu(cpu, &smd->taking_part) {
 		if (cpu != cpu_id() && __atomic_load_n(&smd->acked[cpu], __ATOMIC_RELAXED) < state)
-			nmi |= ipi_evidence_probe(cpu);
+			ipi_evidence_probe(cpu);
 	}
-	return nmi;
 }
 
 /*
@@ -129,23 +127,25 @@ static bool probe_late_cpus(struct stop_machine_data *smd, int state)
  * place a CPU waits in stop_machine, converted as the trigger patch converts
  * its stop_machine loop.  Every CPU sleeps until the kick of the state
  * change (set_state), interrupts off or not (the hlt backend halts for an
- * NMI then).  The caller alone has a bound, the stuck deadline of each
- * state: reaching it the first time, it names the CPUs that have not
- * acknowledged (one report per stop_machine), and it probes them
- * (ipi_evidence_probe()).  The deadline decides nothing: whether a wake-up
- * that did not come in time was lost or late is the evidence's to judge
- * (ipi_evidence.h); the probe gives that evidence, and ends a halt whose
- * wake NMI never came - then the caller watches on, probing at each
- * deadline; otherwise it waits on untimed for the rest of this state.
- * With interrupts off a timed wait cannot halt (the timer cannot raise an
- * NMI), so the caller looks rather than sleeps until then.
+ * NMI then).  The caller alone has a bound, the stuck deadline, in every
+ * state to the end: reaching it the first time, it names the CPUs that
+ * have not acknowledged (one report per stop_machine); each time, it
+ * probes them (ipi_evidence_probe()).  The deadline decides nothing:
+ * whether a wake-up that did not come in time was lost or late is the
+ * evidence's to judge (ipi_evidence.h); the probe gives that evidence, and
+ * ends a halt whose wake NMI never came.  Nobody else can: every other CPU,
+ * the watchdog's (whose tick sweeps) among them, waits here with
+ * interrupts off, so a caller that stopped watching after a report would
+ * leave a wake NMI lost in a later state - or its own - to halt the
+ * machine for good.  With interrupts off a timed wait cannot halt (the
+ * timer cannot raise an NMI), so the caller looks rather than sleeps: a
+ * wake NMI to it that never came costs nothing.
  */
 static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state)
 {
 	uint64_t since = cycles();
 	uint64_t deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
-	/* After a report, only a probe that ended a halt keeps the caller watching. */
-	bool watching = cpu_id() == smd->caller && !__atomic_load_n(&smd->reported, __ATOMIC_ACQUIRE);
+	bool watching = cpu_id() == smd->caller;
 	int now;
 
 	trigger_reset(&stop_machine_trigger);
@@ -156,7 +156,7 @@ static int stop_machine_wait_for_change(struct stop_machine_data *smd, int state
 		} else if (!trigger_wait_timeout(&stop_machine_trigger, deadline)) {
 			if (!__atomic_exchange_n(&smd->reported, true, __ATOMIC_ACQ_REL))
 				report_stuck(smd, state, cycles() - since);
-			watching = probe_late_cpus(smd, state);
+			probe_late_cpus(smd, state);
 			deadline = now_ns() + __atomic_load_n(&stuck_deadline_ns, __ATOMIC_RELAXED);
 		}
 	}

@@ -39,10 +39,12 @@
  * CPU (the caller's part is a call to itself), so it must not wait for
  * interrupts, and cross-CPU calls and stop_machine from it are refused.
  * A CPU that spins with interrupts disabled (on a lock a stopped CPU holds,
- * say) keeps stop_machine from going on: after the stuck deadline (1 s) a
- * waiting CPU names the CPUs not yet there.  A stop_machine that never
- * completes holds every CPU with interrupts disabled, the watchdog's too:
- * the host's timeout ends such a run.
+ * say) keeps stop_machine from going on: after the stuck deadline (1 s) the
+ * caller names the CPUs not yet there, once, and at each deadline of every
+ * state probes them (a wake NMI that never came ends no halt otherwise:
+ * the others, the watchdog's CPU too, wait with interrupts off).  A
+ * stop_machine that never completes holds every CPU with interrupts
+ * disabled, the watchdog's too: the host's timeout ends such a run.
  */
 
 #include <stdint.h>
