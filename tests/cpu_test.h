@@ -33,6 +33,36 @@
  */
 #define CPU_TEST_ANSWER_PATIENCE_NS	(10ull * 1000 * 1000 * 1000)
 
+/*
+ * A torture's time budget, counted only while this CPU is run.  A step of
+ * more than CPU_TEST_NOT_RUN_NS between two looks at the clock is a host
+ * that did not run this vCPU (or, holding QEMU's global lock, any), and is
+ * left out: a 2 s host stall must not eat a 2 s budget and leave the
+ * torture with nothing done.  The torture's own watchdog bound still holds.
+ */
+#define CPU_TEST_NOT_RUN_NS	(100ull * 1000 * 1000)
+
+struct cpu_test_budget {
+	uint64_t last, used, limit;
+};
+
+/** cpu_test_budget_start - a budget of @limit_ns of run time, from now */
+static inline void cpu_test_budget_start(struct cpu_test_budget *budget, uint64_t limit_ns)
+{
+	*budget = (struct cpu_test_budget){ .last = now_ns(), .limit = limit_ns };
+}
+
+/** cpu_test_budget_spent - whether the run time since the start reached the limit */
+static inline bool cpu_test_budget_spent(struct cpu_test_budget *budget)
+{
+	uint64_t now = now_ns(), step = now - budget->last;
+
+	budget->last = now;
+	if (step <= CPU_TEST_NOT_RUN_NS)
+		budget->used += step;
+	return budget->used >= budget->limit;
+}
+
 static inline bool cpu_test_online(unsigned int cpu)
 {
 	return cpu < cpus_present() && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);

@@ -262,20 +262,18 @@ static void scf_op(struct scf_cpu *self, unsigned int me, unsigned int *cursor)
 	}
 }
 
-static bool time_is_up(void)
-{
-	return __atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE) ||
-	       now_ns() - start_ns > deadline_ns;
-}
-
 static void scf_worker(void *unused)
 {
 	unsigned int me = cpu_id(), cursor = 0;
 	struct scf_cpu *self = &scf_cpus[me];
+	struct cpu_test_budget budget;
 
 	if (!cpu_test_barrier_wait(&start_line, CPU_TEST_TIMEOUT_NS))
 		count_error(&errors.lost);
-	while (self->ops < op_limit && !time_is_up())
+	/* Run time, not the clock: a host stall does not use the budget up. */
+	cpu_test_budget_start(&budget, deadline_ns);
+	while (self->ops < op_limit && !__atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE) &&
+	       !cpu_test_budget_spent(&budget))
 		scf_op(self, me, &cursor);
 	/* Check every no-wait call still out before leaving. */
 	for (unsigned int i = 0; i < RECORDS_PER_CPU; i++) {
@@ -397,6 +395,7 @@ static void calls_while_the_machine_stops(void)
 	unsigned int stops = kernel_options.torture_long ? LONG_STOPS : QUICK_STOPS;
 	unsigned int done = 0, me = cpu_id();
 	bool started[MAX_CPUS] = { false };
+	struct cpu_test_budget budget;
 	int failures = 0;
 
 	if (cpus_online() < 2)
@@ -409,7 +408,8 @@ static void calls_while_the_machine_stops(void)
 		if (cpu != me)
 			started[cpu] = smp_run_on_async(cpu, scf_worker, NULL);
 	}
-	for (; done < stops && now_ns() - start_ns < deadline_ns; done++) {
+	cpu_test_budget_start(&budget, deadline_ns);
+	for (; done < stops && !cpu_test_budget_spent(&budget); done++) {
 		if (stop_machine(count_stop, NULL, NULL) != 0)
 			failures++;
 	}

@@ -36,7 +36,12 @@
 #define MSR_PAT			0x277
 #define MSR_MTRR_DEF_TYPE	0x2ff
 #define RAM_FLOOR		0x100000ull	/* the page allocator hands out RAM from 1 MiB */
-#define SURVEY_TIMEOUT_NS	1000000000ull
+/*
+ * Longer than a host keeps a vCPU, or the whole machine, from running (the
+ * host-stall matrix sections stop one for up to 3 s): with 1 s, a 2.5 s
+ * stall at boot left an AP "not answering" and its work slot taken.
+ */
+#define SURVEY_TIMEOUT_NS	10000000000ull
 
 extern char __data_start[], __bss_end[];
 
