@@ -15,6 +15,7 @@
 #include <harness/test.h>
 #include <sync/trigger_backend.h>
 #include <asm/boot.h>
+#include <asm/cpu_state.h>
 #include <asm/instructions.h>
 
 #include "cpu_test.h"
@@ -65,6 +66,31 @@ static void cr0_is_defined_on_every_cpu(void)
 	}
 	test_diag("CR0 checked on %u CPUs (the kernel's value %#x)", checked, CR0_KERNEL);
 	EXPECT_EQ(checked, cpus_online());
+}
+
+/*
+ * A probe of Bochs 2.7's bug 2 (docs/emulators.md): the APs' CR0 as INIT
+ * and SIPI left it, recorded by the trampoline before it loads its own.
+ * Under Bochs 2.7 CD and NW are set there (its reset and INIT value); on
+ * real CPUs INIT keeps what the firmware set (SDM vol 3A, the table of
+ * the state after power-up, reset or INIT).
+ * Reported, not judged: the kernel loads CR0 on every CPU whatever it finds
+ * (the case above checks the result).  Asserted: the record was made, in
+ * real mode (PE clear) with ET set, which reads 1 since the P6 (SDM vol 3A,
+ * 2.5).
+ */
+static void cr0_as_init_left_it_on_the_aps(void)
+{
+	uint32_t initial = arch_smp_ap_initial_cr0();
+
+	if (cpus_online() < 2)
+		test_skip("no AP: nothing was started by INIT and SIPI");
+	test_diag("APs' CR0 after INIT/SIPI (ORed over %u): %#x: CD %s, NW %s; the trampoline "
+		  "loads %#x, then %#x", cpus_online() - 1, initial,
+		  (initial & CR0_CD) ? "set" : "clear", (initial & CR0_NW) ? "set" : "clear",
+		  CR0_PROTECTED_MODE, CR0_KERNEL);
+	EXPECT_EQ(initial & CR0_PE, 0);
+	EXPECT_NE(initial & CR0_ET, 0);
 }
 
 static void trigger_memory_is_write_back_on_every_cpu(void)
@@ -118,6 +144,7 @@ static void monitor_backends_follow_the_memory_type(void)
 
 static const struct test_case cache_control_cases[] = {
 	TEST_CASE(cr0_is_defined_on_every_cpu),
+	TEST_CASE(cr0_as_init_left_it_on_the_aps),
 	TEST_CASE(trigger_memory_is_write_back_on_every_cpu),
 	TEST_CASE(monitor_backends_follow_the_memory_type),
 };

@@ -48,6 +48,8 @@
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 #include <asm/trigger_test.h>
+#include <asm/paging.h>
+#include <arch/paging.h>
 
 #include "cpu_test.h"
 #include "trigger_test.h"
@@ -259,6 +261,241 @@ static void umwait_control_limit_ends_the_wait(void)
 	EXPECT_GE(ended - began, (uint64_t)limit);
 }
 
+/*
+ * IA32_UMWAIT_CONTROL is per logical processor (SDM vol 3, WAITPKG): each
+ * CPU sets its own as it comes online (arch_trigger_cpu_online()).  Here an
+ * AP UMWAITs the same way with the limit it booted with, the case writing
+ * none on it: only that limit can end the wait before the boot CPU's rescue
+ * NMI.  The AP is not the watchdog's (its heartbeat would end the wait).  test_break=umwait_no_limit leaves the APs without one (a reset
+ * IA32_UMWAIT_CONTROL: no limit), and the rescue NMI ends it.
+ */
+static struct trigger_sequence_record ap_record;
+static uint64_t ap_began, ap_ended;
+
+static void umwait_on_this_ap(void *unused)
+{
+	bool enabled = local_irq_save();
+
+	trigger_reset(&store.trigger);
+	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
+	ap_began = cycles();
+	trigger_wait(&store.trigger);
+	ap_ended = cycles();
+	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
+	trigger_finish(&store.trigger);
+	local_irq_restore(enabled);
+	trigger_last_sequence(cpu_id(), &ap_record);
+}
+
+static void umwait_control_limit_ends_a_wait_on_an_ap(void)
+{
+	int ap = -1;
+	uint32_t limit = trigger_umwait_boot_limit();
+	const char *unavailable = trigger_backend_unavailable(TRIGGER_BACKEND_UMWAIT);
+	bool enabled;
+
+	if (unavailable)
+		test_skip(unavailable);
+	/* Not the watchdog's: its heartbeat ends a UMWAIT too (a return the limit would get credit for). */
+	for (unsigned int cpu = 1; cpu < cpus_present() && ap < 0; cpu++) {
+		if (cpu_test_online(cpu) && (int)cpu != watchdog_cpu())
+			ap = (int)cpu;
+	}
+	if (ap < 0)
+		test_skip("needs an AP that is not the watchdog's (watchdog=0, or more CPUs)");
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_UMWAIT));
+	ASSERT_TRUE(nmi_register(claim_rescue_nmi));
+	trigger_set_monitor_store_only(true);
+	store.about_to_wait = store.returned = store.rescue_sent = 0;
+	store.waiter_cpu = (unsigned int)ap;
+	trigger_init(&store.trigger);
+	memset(&ap_record, 0, sizeof(ap_record));
+	ASSERT_TRUE(smp_run_on_async((unsigned int)ap, umwait_on_this_ap, NULL));
+	/*
+	 * The boot CPU rescues with interrupts off: no handler of its own may
+	 * run a UMONITOR, MONITOR or INVLPG, whose broadcast wakes the AP
+	 * under Bochs 3.0 (a spurious return the limit would get credit for).
+	 */
+	enabled = local_irq_save();
+	while (!__atomic_load_n(&store.about_to_wait, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	rescue_unless_returned();
+	local_irq_restore(enabled);
+	EXPECT_TRUE(smp_wait_for((unsigned int)ap, CPU_TEST_TIMEOUT_NS));
+	trigger_set_monitor_store_only(false);
+	nmi_unregister(claim_rescue_nmi);
+
+	test_diag("umwait on cpu %d: its boot limit %u TSC cycles%s; %u wait, %u sleep, returned "
+		  "for %s%s after %llu TSC cycles", ap, limit,
+		  test_break_given(TEST_BREAK_UMWAIT_NO_LIMIT) ? " NOT SET on the APs (test_break)" : "",
+		  ap_record.waits, ap_record.sleeps, trigger_wake_name(ap_record.last_return),
+		  store.rescue_sent ? " (the rescue NMI: no limit ended it)" : "",
+		  (unsigned long long)(ap_ended - ap_began));
+	EXPECT_EQ(ap_record.waits, 1u);
+	EXPECT_EQ(ap_record.sleeps, 1u);
+	EXPECT_FALSE(trigger_wake_saw_kick(ap_record.last_return));
+	EXPECT_FALSE(store.rescue_sent);
+	EXPECT_GE(ap_ended - ap_began, (uint64_t)limit);
+}
+
+
+/* --- Probes: which one-byte stores end a sleep (Bochs 2.7's bugs 4 and 5) ---------- */
+
+/*
+ * Bochs 2.7 (docs/emulators.md) misses two kinds of store to a monitored
+ * line: a one-byte store to its byte 63 (bug 5), and a store through a
+ * second linear mapping of its page whose translation the writer's TLB holds
+ * (bug 4).  The kernel's answers are the trigger's layout (the generation is
+ * bytes 0-7) and identity-mapped trigger memory; these probes find out what
+ * the emulator they run on does.  A waiter arms MONITOR (or UMONITOR) on a
+ * line of its own and sleeps once with interrupts off and no hint, timer or
+ * limit; the kicker, once the waiter sleeps, stores to another line of the
+ * page through the mapping it will use (its TLB then holds it), then one
+ * byte to the line.  The rescue NMI ends a sleep the store did not.  What
+ * each store did is reported, not judged: a probe describes the emulator.
+ * What the kernel relies on is asserted: a one-byte store to byte 0 through
+ * the identity mapping wakes (test_break=store_kick_elsewhere stores to
+ * another line instead: bochs-probe-stores-broken sees the case fail).
+ */
+#define PROBE_ALIAS_VIRTUAL	0x00007f0000000000ull	/* far above the identity map */
+
+static uint8_t probe_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+
+enum probe_outcome { PROBE_WOKEN, PROBE_RESCUED, PROBE_EARLY };
+
+static volatile uint8_t *probe_target;
+
+/*
+ * A store to another line of the target's page, through the target's
+ * mapping: the writer's TLB then holds that mapping, writable and dirty, so
+ * the one-byte store that follows takes no slow path of its own.
+ */
+static void warm_the_mapping(void)
+{
+	volatile uint8_t *page = (volatile uint8_t *)((uintptr_t)probe_target & ~(PAGE_SIZE - 1));
+
+	__atomic_fetch_add(&page[2 * 64], 1, __ATOMIC_RELAXED);
+}
+
+static void byte_kicker(void *unused)
+{
+	warm_the_mapping();
+	while (!__atomic_load_n(&store.about_to_wait, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu_test_spin_ns(ASLEEP_DELAY_NS);
+	warm_the_mapping();		/* again: a MONITOR may have flushed the TLB */
+	store.kicked_at = rdtsc();
+	if (test_break_given(TEST_BREAK_STORE_KICK_ELSEWHERE))	/* another line: no wake */
+		__atomic_store_n(&probe_target[3 * 64], (uint8_t)1, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(probe_target, (uint8_t)(*probe_target + 1), __ATOMIC_RELEASE);
+	rescue_unless_returned();
+}
+
+/* One sleep on probe_page's first line, ended (or not) by a one-byte store to @target. */
+static enum probe_outcome probe_one_store(enum trigger_backend_id backend, volatile uint8_t *target,
+					  int kicker_on)
+{
+	volatile uint8_t *line = probe_page;
+	/* The target's byte read through the identity mapping, the waiter's own. */
+	volatile uint8_t *own = &line[(uintptr_t)target & (PAGE_SIZE - 1)];
+	uint8_t before;
+	bool enabled;
+
+	store.about_to_wait = store.returned = store.rescue_sent = 0;
+	store.waiter_cpu = cpu_id();
+	probe_target = target;
+	before = *own;
+	if (!smp_run_on_async((unsigned int)kicker_on, byte_kicker, NULL))
+		return PROBE_EARLY;
+	enabled = local_irq_save();
+	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
+	invlpg(line);			/* MONITOR arms on its operand (Bochs 2.7 bug 1) */
+	if (backend == TRIGGER_BACKEND_UMWAIT) {
+		umonitor(line);
+		if (*own == before)
+			umwait(0, ~0ull);
+	} else {
+		monitor(line, 0, 0);
+		if (*own == before)
+			mwait(0, 0);
+	}
+	store.returned_at = rdtsc();
+	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
+	local_irq_restore(enabled);
+	if (!smp_wait_for((unsigned int)kicker_on, CPU_TEST_TIMEOUT_NS))
+		return PROBE_EARLY;
+	if (store.rescue_sent)
+		return PROBE_RESCUED;
+	/* Returned before the store (or it landed before the sleep): no verdict. */
+	if (store.returned_at < store.kicked_at)
+		return PROBE_EARLY;
+	return PROBE_WOKEN;
+}
+
+/* @what's outcome, retried while the sleep ended before the store; reported. */
+static enum probe_outcome probe_store(enum trigger_backend_id backend, const char *what,
+				      volatile uint8_t *target, int kicker_on)
+{
+	enum probe_outcome outcome = PROBE_EARLY;
+
+	for (int attempt = 0; attempt < 3 && outcome == PROBE_EARLY; attempt++)
+		outcome = probe_one_store(backend, target, kicker_on);
+	if (outcome == PROBE_WOKEN)
+		test_diag("%s: a one-byte store %s woke it (%llu TSC cycles after the store)",
+			  trigger_backend_name(backend), what,
+			  (unsigned long long)(store.returned_at - store.kicked_at));
+	else if (outcome == PROBE_RESCUED)
+		test_diag("%s: a one-byte store %s did NOT wake it (the rescue NMI ended the sleep)",
+			  trigger_backend_name(backend), what);
+	else
+		test_diag("%s: a one-byte store %s: no verdict (the sleep ended before the store, "
+			  "3 times)", trigger_backend_name(backend), what);
+	return outcome;
+}
+
+static void probe_one_byte_stores(enum trigger_backend_id backend)
+{
+	int kicker_on = (int)trigger_test_helper_cpu();
+	const char *unavailable = trigger_backend_unavailable(backend);
+	uint64_t physical;
+	volatile uint8_t *alias;
+
+	if (unavailable)
+		test_skip("%s", unavailable);
+	if (!trigger_mwait_sleeps() && !running_under_bochs())
+		test_skip("MWAIT does not sleep here (the boot probe): no sleep for a store to end");
+	ASSERT_TRUE(kicker_on >= 0);
+	ASSERT_TRUE(paging_translate((uint64_t)probe_page, &physical));
+	alias = map_page_alias(PROBE_ALIAS_VIRTUAL, physical, MAP_WRITE);
+	ASSERT_TRUE(alias != NULL);
+	ASSERT_TRUE(nmi_register(claim_rescue_nmi));
+	if (backend == TRIGGER_BACKEND_UMWAIT)
+		trigger_umwait_set_limit(0);	/* no OS limit: only the store ends it */
+
+	/* What the kernel relies on: byte 0, through the identity mapping. */
+	EXPECT_EQ(probe_store(backend, "to byte 0", &probe_page[0], kicker_on), PROBE_WOKEN);
+	/* Bug 5: the line's last byte. */
+	EXPECT_NE(probe_store(backend, "to byte 63", &probe_page[63], kicker_on), PROBE_EARLY);
+	/* Bug 4: byte 0 again, through the second mapping. */
+	EXPECT_NE(probe_store(backend, "to byte 0 through a second mapping of the page",
+			      &alias[0], kicker_on), PROBE_EARLY);
+
+	if (backend == TRIGGER_BACKEND_UMWAIT)
+		trigger_umwait_set_limit(trigger_umwait_boot_limit());
+	nmi_unregister(claim_rescue_nmi);
+	unmap_range(PROBE_ALIAS_VIRTUAL, PAGE_SIZE);
+}
+
+static void mwait_probe_of_one_byte_stores(void)
+{
+	probe_one_byte_stores(TRIGGER_BACKEND_MWAIT);
+}
+
+static void umwait_probe_of_one_byte_stores(void)
+{
+	probe_one_byte_stores(TRIGGER_BACKEND_UMWAIT);
+}
 
 /* --- Two sleepers whose monitors overlap in time ------------------------------------ */
 
@@ -438,6 +675,9 @@ static const struct test_case store_wake_cases[] = {
 	TEST_CASE(overlapping_mwaitx_monitors_still_wake_every_sleeper),
 	TEST_CASE(umwait_sleep_is_ended_by_the_store),
 	TEST_CASE(umwait_control_limit_ends_the_wait),
+	TEST_CASE(umwait_control_limit_ends_a_wait_on_an_ap),
 	TEST_CASE(overlapping_umwait_monitors_still_wake_every_sleeper),
+	TEST_CASE(mwait_probe_of_one_byte_stores),
+	TEST_CASE(umwait_probe_of_one_byte_stores),
 };
 TEST_SUITE(trigger_store_wake, store_wake_cases, NULL, restore);

@@ -193,6 +193,22 @@ void *map_phys(uint64_t physical, uint64_t size, unsigned int attributes)
 	return mapped ? (void *)physical : NULL;
 }
 
+void *map_page_alias(uint64_t virtual, uint64_t physical, unsigned int attributes)
+{
+	uint64_t *entry;
+
+	if ((virtual | physical) & (PAGE_SIZE - 1) || !kernel_pml4)
+		return NULL;
+	spin_lock(&paging_lock);
+	entry = find_entry(virtual, 1, true);
+	if (entry)
+		*entry = physical | leaf_flags(attributes);
+	if (read_cr3() == (uint64_t)kernel_pml4)
+		flush_range(virtual, virtual + PAGE_SIZE);
+	spin_unlock(&paging_lock);
+	return entry ? (void *)virtual : NULL;
+}
+
 void unmap_range(uint64_t address, uint64_t size)
 {
 	uint64_t start = page_align_down(address);

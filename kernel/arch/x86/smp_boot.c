@@ -39,6 +39,7 @@
 #include <asm/boot.h>
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
+#include <asm/trigger.h>
 
 #define AP_STACK_PAGES		4	/* 16 KiB, above one guard page */
 #define INIT_DELAY_US		10000	/* SDM: 10 ms after INIT */
@@ -62,9 +63,11 @@ struct trampoline_parameters {
 	uint64_t stack_tops;		/* uint64_t[cpu_count], by logical CPU; 0: not started */
 	uint64_t apic_ids;		/* uint32_t[cpu_count], by logical CPU */
 	uint64_t entry;
+	uint32_t initial_cr0;		/* CR0 as INIT/SIPI left it, ORed over the APs */
+	uint32_t padding3;
 } __attribute__((packed));
 
-_Static_assert(sizeof(struct trampoline_parameters) == 64, "trampoline.S layout");
+_Static_assert(sizeof(struct trampoline_parameters) == 72, "trampoline.S layout");
 
 extern const char trampoline_start[], trampoline_end[], trampoline_parameters[];
 extern const uint32_t trampoline_entry32_offset, trampoline_entry64_offset;
@@ -118,6 +121,7 @@ static uint64_t place_trampoline(void)
 	parameters->stack_tops = (uint64_t)ap_stack_tops;
 	parameters->apic_ids = (uint64_t)ap_apic_ids;
 	parameters->entry = (uint64_t)ap_entry;
+	parameters->initial_cr0 = 0;
 	return base;
 }
 
@@ -285,6 +289,11 @@ bool arch_smp_start_aps(void)
 	return true;
 }
 
+uint32_t arch_smp_ap_initial_cr0(void)
+{
+	return parameters ? __atomic_load_n(&parameters->initial_cr0, __ATOMIC_ACQUIRE) : 0;
+}
+
 const char *arch_smp_start_path(void)
 {
 	return start_path;
@@ -305,6 +314,7 @@ void ap_entry(uint32_t logical_cpu)
 	}
 	cpu->stack_top = ap_stack_tops[logical_cpu];
 	arch_cpu_init(cpu);
+	arch_trigger_cpu_online();	/* its own IA32_UMWAIT_CONTROL limit */
 	ap_online(cpu);
 }
 

@@ -6,7 +6,7 @@
  * 1 MiB taken from the memory map, fills in the parameter block at its end,
  * and sends the page number as the vector.  Every AP runs it at once
  * (parallel bring-up), so nothing here is written except the arrival
- * counter, with LOCK XADD; each AP finds its logical number (and so its
+ * counter, with LOCK XADD, and the initial CR0, with LOCK OR; each AP finds its logical number (and so its
  * stack) by looking its APIC ID up in a table, with no lock.
  *
  * Addresses are relative to trampoline_start; %ebx holds the page's linear
@@ -32,6 +32,15 @@ trampoline_start:
 	xorl	%ebx, %ebx
 	movw	%ax, %bx
 	shll	$4, %ebx			/* the page's linear address */
+
+	/*
+	 * CR0 as INIT/SIPI left it, ORed over every AP (LOCK OR: they run at
+	 * once), for the log and the cache_control probe of Bochs 2.7's
+	 * CD/NW-on-INIT (docs/emulators.md).  MOV from CR0 is allowed in
+	 * real mode (SDM vol 2B, MOV--Move to/from Control Registers).
+	 */
+	movl	%cr0, %eax
+	lock orl %eax, OFFSET(parameter_initial_cr0)
 
 	lgdtl	OFFSET(parameter_gdt_pointer)
 	/*
@@ -141,6 +150,9 @@ parameter_apic_ids:
 	.quad	0
 parameter_entry:
 	.quad	0
+parameter_initial_cr0:
+	.long	0
+	.long	0
 parameter_gdt:
 	.quad	0
 	.quad	0x00cf9a000000ffff		/* 0x08: 32-bit code */

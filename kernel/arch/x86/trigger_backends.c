@@ -334,14 +334,24 @@ static const char *umwait_unavailable(void)
  * limit bounds every UMWAIT at UMWAIT_SLICE_CYCLES whatever deadline it asks
  * for; a UMWAIT it ends sets CF on hardware (Bochs 3.0 sets none,
  * cpu/mwait.cc: its assert_CF() is commented out).  Per CPU: written on the
- * CPU that calls.  The store-only test wait lifts it (0) so that only the
- * store can end that wait; the limit test sets a short one.
+ * CPU that calls, on each as it comes online (arch_trigger_cpu_online()).
+ * The store-only test wait lifts it (0) so that only the store can end that
+ * wait; the limit test sets a short one.
  */
 static uint64_t umwait_os_limit_returns;
 
 void trigger_umwait_set_limit(uint32_t limit_cycles)
 {
 	wrmsr_safe(MSR_UMWAIT_CONTROL, limit_cycles & ~3u);
+}
+
+void arch_trigger_cpu_online(void)
+{
+	/* test_break=umwait_no_limit: the APs keep their reset value, no limit. */
+	if (cpu_id() != 0 && test_break_given(TEST_BREAK_UMWAIT_NO_LIMIT))
+		return;
+	if (umwait_unavailable() == NULL)
+		trigger_umwait_set_limit(UMWAIT_SLICE_CYCLES);	/* bit 0 clear: C0.2 allowed */
 }
 
 uint32_t trigger_umwait_boot_limit(void)
@@ -567,8 +577,7 @@ void arch_trigger_boot_probe(struct trigger_arch_facts *facts, uint32_t mwait_hi
 	trigger_mwait_hint = mwait_hint;
 	if (facts->mwait_available)
 		measure_mwait_sleeps();
-	if (umwait_unavailable() == NULL)
-		trigger_umwait_set_limit(UMWAIT_SLICE_CYCLES);	/* bit 0 clear: C0.2 allowed */
+	arch_trigger_cpu_online();			/* the BSP's; each AP's in ap_entry() */
 	facts->mwait_sleeps = mwait_sleeps;
 	facts->mwait_slept = mwait_probe.slept;
 	facts->mwait_returned_at_once = mwait_probe.returned_at_once;

@@ -44,6 +44,15 @@ void paging_init(const struct boot_info *info);
  */
 void *map_phys(uint64_t physical, uint64_t size, unsigned int attributes);
 
+/**
+ * map_page_alias - map the 4 KiB page at @physical a second time, at @virtual
+ * (page-aligned, outside the identity map), with @attributes; returns
+ * @virtual, or NULL when page tables cannot be allocated.  Only for tests
+ * that need two linear addresses of one line (Bochs 2.7's bug 4,
+ * docs/emulators.md); unmap_range() removes it.
+ */
+void *map_page_alias(uint64_t virtual, uint64_t physical, unsigned int attributes);
+
 /** unmap_range - make [@address, @address + @size) fault on any access */
 void unmap_range(uint64_t address, uint64_t size);
 

@@ -26,4 +26,11 @@ struct arch_cpu_state {
 	uint64_t ist_stack_top[IST_STACK_COUNT + 1];	/* index by IST_* */
 };
 
+/**
+ * arch_smp_ap_initial_cr0 - CR0 as INIT/SIPI left it on the APs, ORed over all
+ * that ran the trampoline (0 if none did): recorded before the trampoline
+ * loads its own, for the probe of Bochs 2.7's CD/NW-on-INIT (docs/emulators.md).
+ */
+uint32_t arch_smp_ap_initial_cr0(void);
+
 #endif

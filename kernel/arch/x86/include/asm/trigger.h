@@ -103,6 +103,14 @@ unsigned long arch_trigger_wake_nmis_taken(unsigned int cpu);
  */
 void arch_trigger_report(const char *prefix);
 
+/**
+ * arch_trigger_cpu_online - per-CPU trigger state of the calling CPU, set as it comes online
+ *
+ * IA32_UMWAIT_CONTROL is per logical processor (SDM vol 3, WAITPKG): each
+ * CPU that may UMWAIT needs its own limit, written on that CPU.
+ */
+void arch_trigger_cpu_online(void);
+
 /** arch_trigger_relax - one pause of a wait that cannot wait (PAUSE, SDM vol 2) */
 static inline void arch_trigger_relax(void)
 {
