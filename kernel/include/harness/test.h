@@ -274,6 +274,27 @@ const char *test_current_case_name(void);
 		}                                                              \
 	} while (0)
 
+/*
+ * A failed check of three integer operands (IN_RANGE, NEAR): the record
+ * expect_report prints, each operand as written (@l, @r, @x: the outer
+ * macro's stringified arguments, before expansion) and as valued
+ * (@lv, @rv, @xv), signed as its type is.
+ */
+#define TEST_FAILED_3_(abort, kind_, l, r, x, lv, rv, xv, ...)                 \
+	do {                                                                   \
+		struct expectation test_e_ = {                                 \
+			.file = __FILE__, .line = __LINE__,                    \
+			.assertion = abort, .kind = kind_,                     \
+			.left_text = l, .right_text = r, .extra_text = x,      \
+			.left = (uint64_t)(lv), .right = (uint64_t)(rv),       \
+			.extra = (uint64_t)(xv),                               \
+			.left_signed = TEST_SIGNED_(lv),                       \
+			.right_signed = TEST_SIGNED_(rv),                      \
+			.extra_signed = TEST_SIGNED_(xv),                      \
+		};                                                             \
+		TEST_FAILED_(test_e_, __VA_ARGS__);                            \
+	} while (0)
+
 /* low <= value <= high, each compared as C does (see TEST_CHECK_INT_). */
 #define TEST_CHECK_RANGE_(abort, value, low, high, ...)                        \
 	do {                                                                   \
@@ -286,21 +307,9 @@ const char *test_current_case_name(void);
 		_Pragma("GCC diagnostic ignored \"-Wtype-limits\"")            \
 		test_holds_ = test_low_ <= test_value_ && test_value_ <= test_high_; \
 		_Pragma("GCC diagnostic pop")                                  \
-		if (!test_holds_) {                                            \
-			struct expectation test_e_ = {                         \
-				.file = __FILE__, .line = __LINE__,            \
-				.assertion = abort, .kind = EXPECT_KIND_RANGE, \
-				.left_text = #value, .right_text = #low,       \
-				.extra_text = #high,                           \
-				.left = (uint64_t)test_value_,                 \
-				.right = (uint64_t)test_low_,                  \
-				.extra = (uint64_t)test_high_,                 \
-				.left_signed = TEST_SIGNED_(test_value_),      \
-				.right_signed = TEST_SIGNED_(test_low_),       \
-				.extra_signed = TEST_SIGNED_(test_high_),      \
-			};                                                     \
-			TEST_FAILED_(test_e_, __VA_ARGS__);                    \
-		}                                                              \
+		if (!test_holds_)                                              \
+			TEST_FAILED_3_(abort, EXPECT_KIND_RANGE, #value, #low, #high, \
+				       test_value_, test_low_, test_high_, __VA_ARGS__); \
 	} while (0)
 
 /*
@@ -324,21 +333,9 @@ const char *test_current_case_name(void);
 		test_holds_ = test_tolerance_ >= 0 &&                          \
 			test_distance_ <= (unsigned long long)test_tolerance_; \
 		_Pragma("GCC diagnostic pop")                                  \
-		if (!test_holds_) {                                            \
-			struct expectation test_e_ = {                         \
-				.file = __FILE__, .line = __LINE__,            \
-				.assertion = abort, .kind = EXPECT_KIND_NEAR,  \
-				.left_text = #a, .right_text = #b,             \
-				.extra_text = #tolerance,                      \
-				.left = (uint64_t)test_left_,                  \
-				.right = (uint64_t)test_right_,                \
-				.extra = (uint64_t)test_tolerance_,            \
-				.left_signed = TEST_SIGNED_(test_left_),       \
-				.right_signed = TEST_SIGNED_(test_right_),     \
-				.extra_signed = TEST_SIGNED_(test_tolerance_), \
-			};                                                     \
-			TEST_FAILED_(test_e_, __VA_ARGS__);                    \
-		}                                                              \
+		if (!test_holds_)                                              \
+			TEST_FAILED_3_(abort, EXPECT_KIND_NEAR, #a, #b, #tolerance, \
+				       test_left_, test_right_, test_tolerance_, __VA_ARGS__); \
 	} while (0)
 
 /* One line per check: the plain form (message NULL) and the _MSG form, EXPECT and ASSERT. */
