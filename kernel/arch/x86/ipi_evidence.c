@@ -88,6 +88,7 @@ struct evidence_loss {
 	uint64_t sent_tsc, kick_tsc, arrived_tsc, witness_tsc;
 	unsigned int witness_vector;
 	bool by_probe;
+	bool printed;			/* by the runner, or taken by the case that planted it */
 };
 
 struct evidence_cpu {
@@ -461,26 +462,55 @@ static void probe_uncovered_at_the_end(void)
 	}
 }
 
-unsigned int ipi_evidence_report_losses(const char *prefix)
+/*
+ * Print, once each, the losses judged so far of @kind (IPI_EVIDENCE_KINDS:
+ * every kind), oldest first; @examined[cpu] is how far every record of
+ * that CPU has been printed.
+ */
+static unsigned int print_losses(const char *prefix, enum ipi_evidence_kind kind)
 {
-	static unsigned long reported[MAX_CPUS];
+	static unsigned long examined[MAX_CPUS];
 	unsigned int printed = 0;
 
 	probe_uncovered_at_the_end();
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 		struct evidence_cpu *target = &evidence_cpus[cpu];
 		unsigned long losses = __atomic_load_n(&target->losses, __ATOMIC_ACQUIRE);
-		uint64_t late = __atomic_load_n(&target->late_max_cycles, __ATOMIC_RELAXED);
 
-		if (losses - reported[cpu] > LOSSES_KEPT)
+		if (losses - examined[cpu] > LOSSES_KEPT) {
 			kprintf("%sLOST: %lu more on cpu %u, not kept\n", prefix,
-				losses - reported[cpu] - LOSSES_KEPT, cpu);
-		for (unsigned long i = reported[cpu]; i < losses; i++) {
-			if (losses - i <= LOSSES_KEPT)
-				print_loss(prefix, cpu, &target->loss[i % LOSSES_KEPT]);
+				losses - examined[cpu] - LOSSES_KEPT, cpu);
+			printed += losses - examined[cpu] - LOSSES_KEPT;
+			examined[cpu] = losses - LOSSES_KEPT;
+		}
+		for (unsigned long i = examined[cpu]; i < losses; i++) {
+			struct evidence_loss *loss = &target->loss[i % LOSSES_KEPT];
+
+			if (loss->printed || (kind != IPI_EVIDENCE_KINDS && loss->kind != kind))
+				continue;
+			print_loss(prefix, cpu, loss);
+			loss->printed = true;
 			printed++;
 		}
-		reported[cpu] = losses;
+		while (examined[cpu] < losses && target->loss[examined[cpu] % LOSSES_KEPT].printed)
+			examined[cpu]++;
+	}
+	return printed;
+}
+
+unsigned int ipi_evidence_take_losses(enum ipi_evidence_kind kind, const char *prefix)
+{
+	return print_losses(prefix, kind);
+}
+
+unsigned int ipi_evidence_report_losses(const char *prefix)
+{
+	unsigned int printed = print_losses(prefix, IPI_EVIDENCE_KINDS);
+
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		struct evidence_cpu *target = &evidence_cpus[cpu];
+		uint64_t late = __atomic_load_n(&target->late_max_cycles, __ATOMIC_RELAXED);
+
 		if (cycles_to_ns(late) >= LATE_NOTE_NS && late != target->late_reported_cycles) {
 			kprintf("%slate: cpu %u took a %s from cpu %u %llu ms after its send (a vCPU "
 				"not run, or interrupts off; not a failure)\n", prefix, cpu,

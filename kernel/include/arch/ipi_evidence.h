@@ -39,8 +39,9 @@ const char *ipi_evidence_kind_name(enum ipi_evidence_kind kind);
 
 /**
  * ipi_evidence_kick - stamp this CPU's kick of a trigger of @user (NULL:
- * untagged): the TSC right after its generation add, which the wake-ups it
- * sends carry to their targets' records
+ * untagged): the TSC after its generation add, taken when its first
+ * wake-up is about to go (a kick nobody waits for pays no TSC read), which
+ * the wake-ups it sends carry to their targets' records
  */
 void ipi_evidence_kick(const char *user);
 
@@ -100,6 +101,15 @@ unsigned long ipi_evidence_losses(void);
  * how many losses it printed (the runner fails the case for them)
  */
 unsigned int ipi_evidence_report_losses(const char *prefix);
+
+/**
+ * ipi_evidence_take_losses - a case that planted a loss of @kind takes it:
+ * print the losses of @kind not yet printed, with @prefix, and return how
+ * many, so that the runner does not fail the case for them.  Losses of
+ * the other kinds stay the runner's: a loss the case did not plant (a
+ * test_lose_*= switch, a real one) still fails it.
+ */
+unsigned int ipi_evidence_take_losses(enum ipi_evidence_kind kind, const char *prefix);
 
 /** ipi_evidence_report - the largest late gap and the losses since the last report */
 void ipi_evidence_report(const char *prefix);
