@@ -228,7 +228,7 @@ static void kick_from_timer_interrupt(void)
  */
 static void wait_for_the_timer_handler(void *own_timer)
 {
-	uint64_t deadline = now_ns() + TRIGGER_TEST_REMOTE_TIMEOUT_NS;
+	uint64_t deadline = now_ns() + trigger_test_patience_ns();
 	bool was_enabled = local_irq_save();
 
 	local_irq_enable();
@@ -282,7 +282,7 @@ static void kick_from_an_interrupt_handler_wakes_the_wait(const void *param)
 					 &timer_kick.about_to_wait);
 		local_irq_enable();
 		timer_oneshot(MILLISECOND);
-		EXPECT_TRUE(smp_wait_for((unsigned int)other, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		EXPECT_TRUE(smp_wait_for((unsigned int)other, 2 * trigger_test_patience_ns()));
 		local_irq_disable();
 		trigger_test_break_kicks(false);
 		EXPECT_TRUE(ended_by_the_kick("another CPU's timer interrupt", &timer_kick.record,
@@ -347,7 +347,7 @@ static void kick_from_an_nmi_handler_wakes_the_wait(const void *param)
 			local_irq_restore(was_enabled);
 			trigger_last_sequence(cpu_id(), &record);
 			__atomic_store_n(&nmi_kick.done, true, __ATOMIC_RELEASE);
-			EXPECT_TRUE(smp_wait_for(kicker, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+			EXPECT_TRUE(smp_wait_for(kicker, 2 * trigger_test_patience_ns()));
 			trigger_test_break_kicks(false);
 			if (nmi_kick.lost)
 				test_diag("%s, interrupts %s: the NMI handler's kick was lost",
@@ -425,7 +425,7 @@ static void one_kick_wakes_every_waiter(const void *param)
 				continue;
 			waiters++;
 			lost += trigger_test_rescue_if_lost(&shared_trigger, &shared_waiters[i].done);
-			EXPECT_TRUE(smp_wait_for(i, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+			EXPECT_TRUE(smp_wait_for(i, trigger_test_patience_ns()));
 			by_kick += ended_by_the_kick("a waiter", &shared_waiters[i].record, kick_came);
 		}
 		trigger_test_break_kicks(false);
@@ -505,15 +505,15 @@ static void data_written_before_a_kick_is_seen_after_the_wait(const void *param)
 
 			/* The receiver has read the last round and looks for this one. */
 			while (__atomic_load_n(&message.ready, __ATOMIC_ACQUIRE) != round &&
-			       now_ns() - start < TRIGGER_TEST_LOST_NS)
+			       now_ns() - start < trigger_test_lost_after_ns())
 				cpu_relax();
 			if (message.ready != round) {
 				/* The last round's kick was lost: real kicks until it reads it. */
 				message.lost++;
 				trigger_test_set_kick_break(TRIGGER_BREAK_NONE);
 				while (__atomic_load_n(&message.ready, __ATOMIC_ACQUIRE) != round &&
-				       now_ns() - start < TRIGGER_TEST_LOST_NS +
-							  TRIGGER_TEST_REMOTE_TIMEOUT_NS) {
+				       now_ns() - start < trigger_test_lost_after_ns() +
+							  trigger_test_patience_ns()) {
 					trigger_kick(&message.trigger);
 					udelay(1000);
 				}
@@ -523,7 +523,7 @@ static void data_written_before_a_kick_is_seen_after_the_wait(const void *param)
 			trigger_kick(&message.trigger);
 		}
 		message.lost += trigger_test_rescue_if_lost(&message.trigger, &message.done);
-		EXPECT_TRUE(smp_wait_for((unsigned int)receiver, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		EXPECT_TRUE(smp_wait_for((unsigned int)receiver, trigger_test_patience_ns()));
 		trigger_test_break_kicks(false);
 		test_diag("%s: %u rounds, %lu with a stale payload, %lu kicks lost%s",
 			  trigger_backend_name(backend), MESSAGE_ROUNDS, message.errors, message.lost,

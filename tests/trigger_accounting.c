@@ -20,7 +20,7 @@
 #include <harness/watchdog.h>
 
 #define MILLISECOND		1000000ull
-#define REMOTE_TIMEOUT_NS	(2000ull * MILLISECOND)
+#define REMOTE_TIMEOUT_NS	CPU_TEST_ANSWER_PATIENCE_NS
 
 static DEFINE_TRIGGER(plain_trigger);
 

@@ -476,7 +476,7 @@ static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
 			offset = offset > 4 ? offset - 4 : 0;
 	}
 	__atomic_store_n(&lockstep.stop, true, __ATOMIC_RELEASE);
-	EXPECT_TRUE(smp_wait_for((unsigned int)kicker, TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+	EXPECT_TRUE(smp_wait_for((unsigned int)kicker, trigger_test_patience_ns()));
 	trigger_test_break_kicks(false);
 	test_diag("%lu trials: the waiter saw the kick in %lu, the kicker saw the waiter in %lu, "
 		  "both missed in %lu (the waiter started %u loop turns late at the end)%s", trials,

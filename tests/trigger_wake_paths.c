@@ -44,7 +44,7 @@ static DEFINE_TRIGGER(wake_trigger);
  * interrupts-on window (the halt as it was before the fix): that half must
  * then lose its wake-ups.
  */
-#define SELF_KICK_WINDOW_NS	TRIGGER_TEST_REMOTE_TIMEOUT_NS
+#define SELF_KICK_WINDOW_NS	TRIGGER_TEST_BROKEN_REMOTE_NS	/* the widening: ended by the NMI */
 #define SELF_KICK_TRIES		4
 
 static struct {
@@ -77,7 +77,7 @@ static bool kick_own_trigger_from_nmi(struct interrupt_frame *frame)
 	/*
 	 * The widening did its job: the NMI landed.  End it now, so that the
 	 * waiter goes on to its HLT at once (or, its window marked, past it):
-	 * a waiter not done TRIGGER_TEST_LOST_NS after the kick then slept in
+	 * a waiter not done trigger_test_lost_after_ns() after the kick then slept in
 	 * the HLT.  Left to run out, the 2 s widening alone outlasted the 1 s
 	 * bound, and the unmarked half was "lost" whatever its HLT did.
 	 */
@@ -90,7 +90,7 @@ static void send_nmi_into_the_window(void *unused)
 {
 	struct trigger_halt_window_stats before, after;
 
-	if (!trigger_test_wait_until(&self_kick.inside, TRIGGER_TEST_REMOTE_TIMEOUT_NS)) {
+	if (!trigger_test_wait_until(&self_kick.inside, trigger_test_patience_ns())) {
 		self_kick.never_inside = true;
 		__atomic_store_n(&self_kick.kicked, true, __ATOMIC_RELEASE);
 		trigger_kick(&wake_trigger);
@@ -100,16 +100,16 @@ static void send_nmi_into_the_window(void *unused)
 	trigger_halt_window_stats_read(self_kick.waiter, &before);
 	__atomic_store_n(&self_kick.armed, true, __ATOMIC_RELEASE);
 	lapic_send_ipi(cpus[self_kick.waiter].apic_id, APIC_DELIVERY_NMI);
-	trigger_test_wait_until(&self_kick.kicked, TRIGGER_TEST_REMOTE_TIMEOUT_NS);
+	trigger_test_wait_until(&self_kick.kicked, trigger_test_patience_ns());
 	trigger_halt_window_stats_read(self_kick.waiter, &after);
 	self_kick.landed_after_recheck = after.nmis_after_recheck != before.nmis_after_recheck;
 	/*
-	 * A waiter not done TRIGGER_TEST_LOST_NS after its kick lost the
+	 * A waiter not done trigger_test_lost_after_ns() after its kick lost the
 	 * wake-up only if it got to its HLT: one still in its widened window
 	 * would be "lost" whatever the HLT did (the 2 s widening outlasted the
 	 * 1 s bound until the NMI ended it).
 	 */
-	if (!trigger_test_wait_until(&self_kick.waiter_done, TRIGGER_TEST_LOST_NS))
+	if (!trigger_test_wait_until(&self_kick.waiter_done, trigger_test_lost_after_ns()))
 		self_kick.judged_while_widened = trigger_halt_window_widened();
 	self_kick.lost = trigger_test_rescue_if_lost(&wake_trigger, &self_kick.waiter_done);
 }
@@ -130,7 +130,7 @@ static bool self_kick_round(unsigned int helper, bool interrupts_on)
 	trigger_set_halt_window_delay(0);
 	local_irq_restore(was_enabled);
 	__atomic_store_n(&self_kick.waiter_done, true, __ATOMIC_RELEASE);
-	EXPECT_TRUE(smp_wait_for(helper, 3 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+	EXPECT_TRUE(smp_wait_for(helper, 3 * trigger_test_patience_ns()));
 	EXPECT_FALSE(self_kick.never_inside);
 	return self_kick.landed_after_recheck;
 }
@@ -200,7 +200,7 @@ static void kick_with_failing_sends(void *unused)
 	uint64_t start = now_ns();
 
 	while (!trigger_test_published(&wake_trigger, wake_send.waiter)) {
-		if (now_ns() - start > TRIGGER_TEST_REMOTE_TIMEOUT_NS) {
+		if (now_ns() - start > trigger_test_patience_ns()) {
 			wake_send.never_published = true;
 			break;
 		}
@@ -235,7 +235,7 @@ static void a_wake_that_cannot_be_sent_is_retried_then_reported(void)
 			trigger_wait(&wake_trigger);
 		trigger_finish(&wake_trigger);
 		local_irq_restore(was_enabled);
-		EXPECT_TRUE(smp_wait_for(helper, 2 * TRIGGER_TEST_REMOTE_TIMEOUT_NS));
+		EXPECT_TRUE(smp_wait_for(helper, 2 * trigger_test_patience_ns()));
 		EXPECT_FALSE(wake_send.never_published);
 		test_diag("%u failed send%s injected: %lu failed ICR writes, %lu sent on the retry, "
 			  "%lu dropped and reported", failures, failures > 1 ? "s" : "",
