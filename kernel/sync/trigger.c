@@ -43,11 +43,6 @@ struct trigger_cpu {
 	 * (trigger_cpu_entered_wait()).
 	 */
 	const trigger_t *entered;
-	/*
-	 * Kicks this CPU made: one made by a handler that interrupted this
-	 * CPU's own wait is what ended that wait (no wake IPI goes to oneself).
-	 */
-	unsigned long kicks;
 	/* The counters (trigger_backend.h), this CPU's share: summed when read. */
 	struct trigger_counters backend[TRIGGER_BACKEND_COUNT];
 	struct trigger_user_counters user[TRIGGER_USERS_MAX];
@@ -205,8 +200,22 @@ const char *trigger_wake_name(enum trigger_wake wake)
  * so whatever these counts gained across the call came during the wait.
  */
 struct wake_sources {
-	unsigned long interrupts, nmis, wake_ipis, wake_nmis, own_kicks;
+	unsigned long interrupts, nmis, wake_ipis, wake_nmis;
+	uint64_t own_kicks;
 };
+
+/*
+ * Kicks @cpu made, on every backend: one made by a handler that interrupted
+ * that CPU's own wait is what ended the wait (no wake IPI goes to oneself).
+ */
+static uint64_t kicks_made_by(unsigned int cpu)
+{
+	uint64_t kicks = 0;
+
+	for (int backend = 0; backend < TRIGGER_BACKEND_COUNT; backend++)
+		kicks += __atomic_load_n(&trigger_cpus[cpu].backend[backend].kicks, __ATOMIC_RELAXED);
+	return kicks;
+}
 
 static void wake_sources_now(struct wake_sources *sources)
 {
@@ -216,7 +225,7 @@ static void wake_sources_now(struct wake_sources *sources)
 	sources->nmis = __atomic_load_n(&cpu->nmis, __ATOMIC_RELAXED);
 	sources->wake_ipis = __atomic_load_n(&cpu->wake_interrupts, __ATOMIC_RELAXED);
 	sources->wake_nmis = arch_trigger_wake_nmis_taken(cpu->id);
-	sources->own_kicks = __atomic_load_n(&trigger_cpus[cpu->id].kicks, __ATOMIC_RELAXED);
+	sources->own_kicks = kicks_made_by(cpu->id);
 }
 
 /*
@@ -259,11 +268,11 @@ static void count_return(struct trigger_wait_state *state, enum trigger_wake wak
 	state->last_return = wake;
 	if (wake == TRIGGER_WAKE_DEADLINE)
 		state->deadlines++;
-	__atomic_fetch_add(&backend->waits, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&backend->returns[wake], 1, __ATOMIC_RELAXED);
+	cpu_local_add(&backend->waits, 1);
+	cpu_local_add(&backend->returns[wake], 1);
 	if (user) {
-		__atomic_fetch_add(&user->waits, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&user->returns[wake], 1, __ATOMIC_RELAXED);
+		cpu_local_add(&user->waits, 1);
+		cpu_local_add(&user->returns[wake], 1);
 	}
 }
 
@@ -293,8 +302,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
-	__atomic_fetch_add(&trigger_counters_here(state->backend->id)->wait_cycles, cycles() - start,
-			   __ATOMIC_RELAXED);
+	cpu_local_add(&trigger_counters_here(state->backend->id)->wait_cycles, cycles() - start);
 	wake_sources_now(&after);
 	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
 	lost = ipi_evidence_judge();
@@ -366,7 +374,7 @@ void trigger_core_note_late_kicker(trigger_t *trigger, void *site)
 	do {                                                                           \
 		struct trigger_user_counters *counters_ = (user);                      \
 		if (counters_ && (amount))                                             \
-			__atomic_fetch_add(&counters_->field, (amount), __ATOMIC_RELAXED); \
+			cpu_local_add(&counters_->field, (amount));                    \
 	} while (0)
 
 /* Take one early finish back from the kick's count; false if a kick took them all. */
@@ -520,8 +528,14 @@ void trigger_unpublish(uint64_t *mask, unsigned int cpu)
 
 static enum trigger_test_break kick_break;
 
-static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct trigger_counters *),
-			   struct trigger_counters *counters, int memory_order)
+/*
+ * Send the wake-ups @mask asks for.  The first one sent stamps the kick for
+ * the evidence (arch/ipi_evidence.h): after the generation add and the
+ * mask's load, before any ICR write; a kick nobody waits for reads no TSC.
+ */
+static void wake_published(trigger_t *trigger, uint64_t *mask,
+			   void (*wake)(unsigned int, struct trigger_counters *),
+			   struct trigger_counters *counters, int memory_order, bool *stamped)
 {
 	for (unsigned int word = 0; word < TRIGGER_MASK_WORDS; word++) {
 		uint64_t bits = __atomic_load_n(&mask[word], memory_order);
@@ -530,6 +544,10 @@ static void wake_published(uint64_t *mask, void (*wake)(unsigned int, struct tri
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
 
 			bits &= bits - 1;
+			if (!*stamped) {
+				ipi_evidence_kick(trigger->user ? trigger->user->name : NULL);
+				*stamped = true;
+			}
 			wake(word * 64 + bit, counters);
 		}
 	}
@@ -541,11 +559,12 @@ void trigger_core_kick(trigger_t *trigger)
 		trigger_counters_here(__atomic_load_n(&current_backend, __ATOMIC_RELAXED));
 	enum trigger_test_break broken = __atomic_load_n(&kick_break, __ATOMIC_RELAXED);
 	int mask_order = __ATOMIC_SEQ_CST;
+	bool stamped = false;
 
 	if (broken == TRIGGER_BREAK_KICK)
 		return;		/* test_break=kick: the kick is lost */
-	/* Counted first: its RMW (x86: a locked add) must not stand in for the generation's fence. */
-	__atomic_fetch_add(&counters->kicks, 1, __ATOMIC_RELAXED);
+	/* This CPU's count: an unlocked add, which orders nothing; the generation's add does. */
+	cpu_local_add(&counters->kicks, 1);
 	switch (broken) {
 	case TRIGGER_BREAK_KICK_FENCE:
 		/*
@@ -570,13 +589,10 @@ void trigger_core_kick(trigger_t *trigger)
 		__atomic_fetch_add(&trigger->generation, 1, __ATOMIC_SEQ_CST);
 		break;
 	}
-	/* This CPU's own count: not a locked add, nothing shares its line. */
-	__atomic_store_n(&trigger_cpus[cpu_id()].kicks, trigger_cpus[cpu_id()].kicks + 1,
-			 __ATOMIC_RELAXED);
-	/* The kick's stamp, which its wake-ups carry to their targets (ipi_evidence.h). */
-	ipi_evidence_kick(trigger->user ? trigger->user->name : NULL);
-	wake_published(trigger->ipi_waiters, arch_trigger_wake_ipi, counters, mask_order);
-	wake_published(trigger->nmi_waiters, arch_trigger_wake_nmi, counters, mask_order);
+	wake_published(trigger, trigger->ipi_waiters, arch_trigger_wake_ipi, counters, mask_order,
+		       &stamped);
+	wake_published(trigger, trigger->nmi_waiters, arch_trigger_wake_nmi, counters, mask_order,
+		       &stamped);
 	if (trigger->user)
 		confirm_early_finishers(trigger);
 }

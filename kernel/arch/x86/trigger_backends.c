@@ -131,8 +131,7 @@ static void mwait_wait(trigger_t *trigger, struct trigger_wait_state *state, uin
 		trigger_count_sleep(state);
 		mwait(trigger_mwait_hint, trigger_monitor_store_only ? 0 : trigger_interrupt_break());
 	} else {
-		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
-				   __ATOMIC_RELAXED);
+		cpu_local_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1);
 		arch_cpu_relax();
 		slept = false;
 	}
@@ -217,8 +216,7 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 	 * an NMI): spin there.
 	 */
 	if (in_nmi() || deadline) {
-		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
-				   __ATOMIC_RELAXED);
+		cpu_local_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1);
 		arch_cpu_relax();
 		return;
 	}
@@ -311,8 +309,7 @@ static void mwaitx_wait(trigger_t *trigger, struct trigger_wait_state *state, ui
 		trigger_count_sleep(state);
 		mwaitx(trigger_mwait_hint, trigger_interrupt_break(), 0);
 	} else {
-		__atomic_fetch_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1,
-				   __ATOMIC_RELAXED);
+		cpu_local_add(&trigger_counters_here(state->backend->id)->spin_fallbacks, 1);
 		arch_cpu_relax();
 		slept = false;
 	}

@@ -156,11 +156,11 @@ void arch_trigger_wake_ipi(unsigned int cpu, struct trigger_counters *counters)
 	if (trigger_pv_kick_available()) {
 		kvm_hypercall2(KVM_HC_KICK_CPU, 0, cpus[cpu].apic_id,
 			       __atomic_load_n(&pv_kick_uses_vmmcall, __ATOMIC_RELAXED));
-		__atomic_fetch_add(&counters->pv_kicks, 1, __ATOMIC_RELAXED);
+		cpu_local_add(&counters->pv_kicks, 1);
 		return;
 	}
 	if (send_wake(cpu, APIC_DELIVERY_FIXED | VECTOR_WAKE))
-		__atomic_fetch_add(&counters->ipis, 1, __ATOMIC_RELAXED);
+		cpu_local_add(&counters->ipis, 1);
 }
 
 void arch_trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
@@ -175,7 +175,7 @@ void arch_trigger_wake_nmi(unsigned int cpu, struct trigger_counters *counters)
 		__atomic_fetch_sub(&trigger_wake_cpus[cpu].nmi_kicks_pending, 1, __ATOMIC_SEQ_CST);
 		return;
 	}
-	__atomic_fetch_add(&counters->nmis, 1, __ATOMIC_RELAXED);
+	cpu_local_add(&counters->nmis, 1);
 }
 
 unsigned long arch_trigger_wake_nmis_taken(unsigned int cpu)

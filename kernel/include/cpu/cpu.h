@@ -67,6 +67,17 @@ static inline unsigned int cpu_id(void)
 	return this_cpu()->id;
 }
 
+/**
+ * cpu_local_add - add @amount to a counter that only the calling CPU
+ * writes (its handlers and NMIs included); other CPUs may read it, never
+ * write it.  No locked operation: per-CPU accounting costs no more than
+ * an add.
+ */
+static inline void cpu_local_add(uint64_t *counter, uint64_t amount)
+{
+	arch_local_add(counter, amount);
+}
+
 /*
  * This CPU's interrupt flag and spin-wait hint, over the arch hooks of
  * asm/irqflags.h and asm/instructions.h.  The plain disable and enable do

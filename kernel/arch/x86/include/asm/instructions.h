@@ -281,6 +281,21 @@ static inline void mfence(void)
 	asm volatile("mfence" : : : "memory");
 }
 
+/* --- A counter one CPU writes --------------------------------------------- */
+
+/*
+ * One ADD with a memory operand and no LOCK prefix.  An interrupt or an NMI
+ * comes between instructions, never inside one, so a handler's add on the
+ * same CPU is not lost; other CPUs only read the counter, and an aligned
+ * quadword read is atomic (SDM vol 3, 9.1.1).  A relaxed
+ * __atomic_fetch_add() would emit LOCK ADD, a locked read-modify-write
+ * that orders nothing here and costs more.
+ */
+static inline void arch_local_add(uint64_t *counter, uint64_t amount)
+{
+	asm volatile("addq %1, %0" : "+m"(*counter) : "er"(amount) : "cc");
+}
+
 /* --- Segment bases ------------------------------------------------------- */
 
 #define MSR_FS_BASE		0xc0000100
