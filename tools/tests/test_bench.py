@@ -202,6 +202,36 @@ class Tables(unittest.TestCase):
         self.assertEqual(len(rows), 2)
         self.assertIsNone(bench_results.peer_ratio_table({"runs": [ipi(50, 20)]}))
 
+    def test_against_pairs_each_boot_with_the_other_builds_next_boot(self):
+        def kick(p50):
+            return run("kick-8cpu", [distribution("trigger_kick_nobody_waiting", p50, p50 * 2,
+                                                  cpus=8)], cpus=8)
+        mine = [kick(value) for value in (110, 120, 130, 100, 140, 150, 160, 170, 180, 190)]
+        theirs = [kick(100)] * 10
+        report = {"runs": mine, "against": {"build": "/tmp/old/build", "runs": theirs}}
+        title, header, rows = bench_results.against_table(report)
+        self.assertIn("this build / /tmp/old/build", title)
+        self.assertEqual(header[-4:], ["ratio", "higher", "p", "verdict"])
+        self.assertEqual(rows[0][:7], ["kick", "trigger_kick_nobody_waiting", "-", "8", "ns",
+                                       "145", "100"])
+        # 9 pairs higher, one tie: the tie counts in neither side of the sign test.
+        self.assertEqual(rows[0][7:], ["1.450 [1.000-1.900]", "9 of 10", "0.004", "worse"])
+        # Higher in 6 of 10 pairs is a coin's doing as often as not.
+        mixed = [kick(value) for value in (90, 95, 105, 110, 120, 80, 101, 102, 103, 99)]
+        rows = bench_results.against_table({"runs": mixed, "against": {"runs": theirs}})[2]
+        self.assertEqual(rows[0][8:], ["6 of 10", "0.754", "within noise"])
+        faster = [kick(value) for value in (50, 60, 70, 80, 90, 91, 92, 93, 94, 95)]
+        self.assertEqual(bench_results.against_table(
+            {"runs": faster, "against": {"runs": theirs}})[2][0][-1], "better")
+        self.assertIsNone(bench_results.against_table({"runs": mine}))
+
+    def test_sign_test(self):
+        self.assertAlmostEqual(bench_results.sign_test(10, 0), 2 / 1024)
+        self.assertAlmostEqual(bench_results.sign_test(0, 10), 2 / 1024)
+        self.assertEqual(bench_results.sign_test(5, 5), 1.0)
+        self.assertAlmostEqual(bench_results.sign_test(8, 2), 112 / 1024)
+        self.assertEqual(bench_results.sign_test(0, 0), 1.0)
+
     def test_repeated_runs_give_the_median(self):
         report = {"runs": [run("bringup-8cpu", [{"name": "ap_bringup", "cpus": 8, "unit": "us",
                                                  "value": value}], cpus=8)
@@ -331,16 +361,24 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
               "groups = quick\n\n[slow-4cpus]\nrun = --boot kernel --cpus 4\n"
               "cmdline = bench=trigger\n")
 
-    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None):
+    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None, build=None):
         cpus = 2 if "2cpus" in entry.name else 4
+        self.boots.append((entry.name, build[0] if build else args.iso,
+                           os.path.basename(log_path)))
         return run(entry.name, [distribution("trigger_wake_short", 900, 1200, cpus=cpus,
                                              backend="hlt"),
                                 distribution("trigger_wake_short", 300, 400, cpus=cpus,
                                              backend="spin")], cpus=cpus,
                    problems=[], log=log_path)
 
-    def bench(self, *argv):
+    def bench(self, *argv, against=None):
+        self.boots = []
         with tempfile.TemporaryDirectory() as directory:
+            if against:
+                os.makedirs(os.path.join(directory, against))
+                for name in ("trigos.iso", "trigos.elf"):
+                    open(os.path.join(directory, against, name), "w").close()
+                argv = argv + ("--against", os.path.join(directory, against))
             config = os.path.join(directory, "bench.cfg")
             with open(config, "w") as out:
                 out.write(self.CONFIG)
@@ -355,6 +393,7 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
             plots = os.path.join(directory, "bench", "plots")
             self.configs_run = sorted(run["config"] for run in
                                       bench_results.load_results(results)["runs"])
+            self.against = bench_results.load_results(results).get("against")
             return (status, os.path.exists(os.path.join(directory, "bench", "report.md")),
                     sorted(os.listdir(plots)) if os.path.isdir(plots) else [])
 
@@ -364,6 +403,30 @@ class ChartsWhicheverWayItRuns(unittest.TestCase):
         self.assertEqual(self.configs_run, ["slow-4cpus", "wake-2cpus-quick"])
         self.bench("--no-plot", "--only", "slow-*")
         self.assertEqual(self.configs_run, ["slow-4cpus"])
+
+    def test_against_boots_the_other_build_right_after_each_boot(self):
+        status, _, _ = self.bench("--no-plot", "--repeat", "2", against="old")
+        self.assertEqual(status, 0)
+        self.assertEqual([(name, os.path.basename(iso_path), log)
+                          for name, iso_path, log in self.boots], [
+            ("wake-2cpus-quick", "trigos.iso", "wake-2cpus-quick-1.log"),
+            ("wake-2cpus-quick", "trigos.iso", "wake-2cpus-quick-1-against.log"),
+            ("slow-4cpus", "trigos.iso", "slow-4cpus-1.log"),
+            ("slow-4cpus", "trigos.iso", "slow-4cpus-1-against.log"),
+            ("wake-2cpus-quick", "trigos.iso", "wake-2cpus-quick-2.log"),
+            ("wake-2cpus-quick", "trigos.iso", "wake-2cpus-quick-2-against.log"),
+            ("slow-4cpus", "trigos.iso", "slow-4cpus-2.log"),
+            ("slow-4cpus", "trigos.iso", "slow-4cpus-2-against.log")])
+        self.assertEqual([os.path.basename(os.path.dirname(iso_path))
+                          for _, iso_path, _ in self.boots[1::2]], ["old"] * 4)
+        self.assertNotIn("old", [os.path.basename(os.path.dirname(iso_path))
+                                 for _, iso_path, _ in self.boots[0::2]])
+        # Only this build's runs in "runs"; the other's apart.
+        self.assertEqual(len(self.configs_run), 4)
+        self.assertEqual(len(self.against["runs"]), 4)
+        with self.assertRaises(SystemExit):
+            with mock.patch("sys.stderr", new_callable=io.StringIO):
+                bench.main(["--no-peer", "--against", "/nonexistent", "--no-plot"])
 
     @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot-nox is not installed")
     def test_quick_run_draws_the_charts_and_writes_the_report(self):

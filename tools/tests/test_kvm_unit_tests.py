@@ -272,7 +272,7 @@ class BenchOption(TreeCase):
     CONFIG = ("[bringup-4cpu]\nrun = --boot kernel --cpus 4\ncmdline = bench=boot\n"
               "groups = bringup\n")
 
-    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None):
+    def fake_run_entry(self, entry, args, log_path, tick=None, seed=None, build=None):
         return {"config": entry.name, "run": " ".join(entry.run_args), "exit": 0,
                 "wall_seconds": 0.3, "log": log_path, "header": {"cpus": 4},
                 "results": [{"v": 1, "name": "ap_bringup", "cpus": 4, "unit": "us",

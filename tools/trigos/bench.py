@@ -3,7 +3,8 @@
 """Run the trigos benchmark matrix beside a Linux peer and collect its figures.
 
   tools/bench [--quick] [--only GLOB ...] [--repeat N] [--no-peer] [--out FILE]
-              [--no-plot] [--compare OLD.json] [--kvm-unit-tests DIR] [CONFIG]
+              [--no-plot] [--compare OLD.json] [--kvm-unit-tests DIR]
+              [--against OLD_BUILD] [CONFIG]
   tools/bench --compare OLD.json --results NEW.json     (compare only, no boot)
 
 Each section of the configuration (tests/bench.cfg, the tools/matrix format)
@@ -47,7 +48,22 @@ in a backend's path then shows as a changed count that no host noise hides.
 file and its noise level: the spread of the figure over repeated runs (when
 either file has several runs of it, --repeat), else its own p50..p90 spread
 relative to p50 (the larger of the two files'); the output names which.  A
-change within the noise is marked "within noise".
+change within the noise is marked "within noise".  Two results files are
+two runs, each under its own host load: on a shared host that load, not the
+change, can move a figure.
+
+--against OLD_BUILD compares with another build in one run instead: a
+directory holding that build's trigos.iso and trigos.elf (for a commit C:
+`git worktree add /tmp/old C && make -C /tmp/old iso`, then --against
+/tmp/old/build).  Each selected section is booted with this build and then
+with that one, round by round (--repeat N rounds), so that each pair of
+boots sees the same host load; the first table is this build / that build,
+per figure the median of the per-pair ratios, their range, and a sign test:
+in how many pairs this build's figure was the higher, and the two-sided
+probability of so uneven a split if neither build were faster.  A figure
+is "worse" or "better" only when that probability is below 5 %, else
+"within noise".  The other build's runs go to results.json under
+"against", and no other table mixes them in.
 """
 import argparse
 import datetime
@@ -185,9 +201,11 @@ class Progress:
         self.out.flush()
 
 
-def run_entry(entry, args, log_path, tick=None, seed=None):
+def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
+    """Boot @entry once; @build: (iso, kernel) of another build than --iso/--kernel."""
+    iso, kernel = build or (args.iso, args.kernel)
     command = [sys.executable, entry_script("run"), "--quiet", "--log", log_path,
-               "--iso", args.iso, "--kernel", args.kernel] + list(entry.run_args)
+               "--iso", iso, "--kernel", kernel] + list(entry.run_args)
     cmdline = entry.cmdline
     if seed is not None:        # the last seed= word wins
         cmdline = ((cmdline or "") + " seed=%d" % seed).strip()
@@ -229,6 +247,30 @@ def run_entry(entry, args, log_path, tick=None, seed=None):
         for record in run["results"]:
             record["simulated"] = True
     return run
+
+
+def boot_section(entry, args, log_dir, progress, suffix, seed, build, notes):
+    """Boot @entry once with this build or @build; (its run, 1 if it gave no results)."""
+    name = entry.name + ("" if seed is None else " seed=%d" % seed) + \
+        (" (against)" if build else "")
+    log_name = entry.name + suffix + ("-against" if build else "") + ".log"
+    progress.begin(name)
+    run = run_entry(entry, args, os.path.join(log_dir, log_name), progress.tick, seed=seed,
+                    build=build)
+    progress.end(run)
+    for problem in run["problems"]:
+        sys.stderr.write("bench: %s: %s\n" % (name, problem))
+    if run.get("unreliable_clock"):
+        notes.append("%s%s: its TSC calibration was unreliable (the log's WARNING says why): "
+                     "no figure in a unit of time is reported from it%s"
+                     % (entry.name, suffix + (" (against)" if build else ""),
+                        " (%d refused here)" % len(run.get("refused"))
+                        if run.get("refused") else ""))
+    if run["exit"] not in (0, 2) or not run["results"]:
+        sys.stderr.write("bench: %s: tools/run exit %d with %d results; log %s\n"
+                         % (name, run["exit"], len(run["results"]), run["log"]))
+        return run, 1
+    return run, 0
 
 
 def peer_cpu_counts(entries):
@@ -374,6 +416,10 @@ def main(argv=None):
                              "go to plots/ and the report to report.md beside it")
     parser.add_argument("--no-plot", action="store_true",
                         help="write no charts and no report (tools/plot draws them later)")
+    parser.add_argument("--against", metavar="OLD_BUILD",
+                        help="also boot every section with the build in directory OLD_BUILD "
+                             "(its trigos.iso and trigos.elf), right after this build's boot "
+                             "of it, and print this build / that one first, with a sign test")
     parser.add_argument("--iso", default=os.path.join("build", "trigos.iso"))
     parser.add_argument("--kernel", default=os.path.join("build", "trigos.elf"))
     args = parser.parse_args(argv)
@@ -384,6 +430,14 @@ def main(argv=None):
     if args.repeatable:
         args.repeat = max(args.repeat, 2)
     seeds = list(range(1, args.seeds + 1)) if args.seeds else [None]
+    against = None
+    if args.against:
+        against = (os.path.join(args.against, "trigos.iso"),
+                   os.path.join(args.against, "trigos.elf"))
+        missing = [path for path in against if not os.path.isfile(path)]
+        if missing:
+            parser.error("--against %s: no %s (build it with make iso)"
+                         % (args.against, " and no ".join(missing)))
     if args.results:
         if not args.compare:
             parser.error("--results needs --compare")
@@ -414,11 +468,12 @@ def main(argv=None):
                         for run in bench_results.load_results(args.out)["runs"]}
         except (OSError, ValueError, KeyError, TypeError):
             expected = {}
-    progress = Progress((len(entries) * len(seeds) + len(counts) + kut_boots) * args.repeat,
-                        expected)
+    builds = 2 if against else 1
+    progress = Progress((len(entries) * len(seeds) * builds + len(counts) + kut_boots) *
+                        args.repeat, expected)
     load_before = os.getloadavg()[0]
 
-    runs, failed, notes, repeats = [], 0, [], []
+    runs, failed, notes, repeats, against_runs = [], 0, [], [], []
     boots = {}
     kut = KutBoots(kut_counts, kut_ipi, args, log_dir, progress, runs, notes) \
         if kut_boots else None
@@ -429,24 +484,15 @@ def main(argv=None):
             for seed in seeds:
                 suffix = ("-seed%d" % seed if seed is not None else "") + \
                     ("-%d" % (repeat + 1) if args.repeat > 1 else "")
-                progress.begin(entry.name + ("" if seed is None else " seed=%d" % seed))
-                run = run_entry(entry, args, os.path.join(log_dir, entry.name + suffix + ".log"),
-                                progress.tick, seed=seed)
-                progress.end(run)
-                for problem in run["problems"]:
-                    sys.stderr.write("bench: %s: %s\n" % (entry.name, problem))
-                if run.get("unreliable_clock"):
-                    notes.append("%s%s: its TSC calibration was unreliable (the log's WARNING "
-                                 "says why): no figure in a unit of time is reported from it%s"
-                                 % (entry.name, suffix, " (%d refused here)" %
-                                    len(run.get("refused")) if run.get("refused") else ""))
-                if run["exit"] not in (0, 2) or not run["results"]:
-                    failed += 1
-                    sys.stderr.write("bench: %s: tools/run exit %d with %d results; log %s\n"
-                                     % (entry.name, run["exit"], len(run["results"]),
-                                        run["log"]))
-                runs.append(run)
-                boots.setdefault((entry.name, seed), []).append(run)
+                for build in [None] + ([against] if against else []):
+                    run, bad = boot_section(entry, args, log_dir, progress, suffix, seed, build,
+                                            notes)
+                    failed += bad
+                    if build:
+                        against_runs.append(run)
+                        continue
+                    runs.append(run)
+                    boots.setdefault((entry.name, seed), []).append(run)
         if kut:
             kut.round(repeat)
     if args.repeatable:
@@ -478,12 +524,16 @@ def main(argv=None):
               "runs": runs}
     if repeats:
         report["repeatability"] = repeats
+    if against:
+        report["against"] = {"build": args.against, "runs": against_runs}
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as out:
         json.dump(report, out, indent=1)
     spread = bench_results.seed_spread_table(report)
     ratios = bench_results.peer_ratio_table(report)
-    tables = ([ratios] if ratios else []) + bench_results.build_tables(report) + \
+    builds_compared = bench_results.against_table(report) if against else None
+    tables = ([builds_compared] if builds_compared else []) + ([ratios] if ratios else []) + \
+        bench_results.build_tables(report) + \
         ([spread] if spread else [])
     bench_results.render_text(tables + [bench_results.quoted_table()], sys.stdout)
     for note in notes:

@@ -13,6 +13,7 @@ both import this module, never each other's internals.
 """
 import itertools
 import json
+import math
 import re
 import statistics
 
@@ -354,6 +355,73 @@ def peer_ratio_table(report):
     return ("trigos / kvm-unit-tests, same run, boots interleaved: median of the per-boot "
             "ratios [range]; < 1 is trigos ahead",
             ["figure", "vCPUs", "trigos", KUT, "ratio", "boots"], rows)
+
+
+def sign_test(higher, lower):
+    """Two-sided sign test: the probability of a split at least as uneven as @higher
+    against @lower pairs if either side were equally likely to be the higher (ties left
+    out by the caller)."""
+    pairs = higher + lower
+    if not pairs:
+        return 1.0
+    tail = sum(math.comb(pairs, i) for i in range(min(higher, lower) + 1))
+    return min(1.0, 2 * tail / 2 ** pairs)
+
+
+SIGN_TEST_LEVEL = 0.05
+
+
+def _per_boot_figures(runs):
+    """[(config, seed, {figure key: headline})] per boot of @runs, in boot order."""
+    return [(run.get("config"), run.get("seed"),
+             {figure_key(run, record): headline(record) for record in run.get("results", [])
+              if headline(record) is not None})
+            for run in runs]
+
+
+def against_table(report):
+    """(title, header, rows): this build / the --against build, per figure the median of
+    the per-pair ratios (boot i of a section with this build against boot i with that
+    one: tools/bench boots them one after the other), their range, and a sign test; None
+    when nothing was paired.  Every headline figure is a time or a count of cycles, so
+    "worse" is a ratio above 1."""
+    against = report.get("against") or {}
+    mine = _per_boot_figures(report.get("runs", []))
+    theirs = _per_boot_figures(against.get("runs", []))
+    queues = {}
+    for config, seed, figures in theirs:
+        queues.setdefault((config, seed), []).append(figures)
+    pairs = {}
+    for config, seed, figures in mine:
+        queue = queues.get((config, seed))
+        if not queue:
+            continue
+        other = queue.pop(0)
+        for key, value in figures.items():
+            if key in other and other[key]:
+                pairs.setdefault(key, []).append((value, other[key]))
+    rows = []
+    for key in sorted(pairs, key=lambda k: (k[0], k[1], k[2], cpu_order(k[4]))):
+        ratios = [new / old for new, old in pairs[key]]
+        higher = sum(1 for ratio in ratios if ratio > 1)
+        lower = sum(1 for ratio in ratios if ratio < 1)
+        chance = sign_test(higher, lower)
+        middle = statistics.median(ratios)
+        verdict = "within noise" if chance >= SIGN_TEST_LEVEL else \
+            "worse" if middle > 1 else "better"
+        rows.append([key[0], key[1], key[2], key[4], key[3],
+                     number(statistics.median(new for new, _ in pairs[key])),
+                     number(statistics.median(old for _, old in pairs[key])),
+                     "%.3f [%.3f-%.3f]" % (middle, min(ratios), max(ratios)),
+                     "%d of %d" % (higher, len(ratios)), "%.3f" % chance, verdict])
+    if not rows:
+        return None
+    return ("this build / %s, same run, boots paired: median of the per-pair ratios [range]; "
+            "'higher': pairs where this build's figure was the higher; p: two-sided sign "
+            "test; 'worse' or 'better' only when p < %.2f" % (against.get("build", "against"),
+                                                             SIGN_TEST_LEVEL),
+            ["family", "benchmark", "variant", "vCPU", "unit", "this", "against", "ratio",
+             "higher", "p", "verdict"], rows)
 
 
 def render_text(tables, out):
