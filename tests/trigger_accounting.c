@@ -126,6 +126,7 @@ static void wait_for_remote_flag(void *argument)
  * host's scheduling; what it recorded is exact either way.
  */
 static unsigned int halt_head_start_us;	/* the kicker's pause after the waiter published */
+static uint64_t kicked_at;			/* the TSC just before the kick */
 
 static bool kick_a_remote_waiter(int cpu, bool interrupts_on, struct trigger_sequence_record *record)
 {
@@ -137,6 +138,7 @@ static bool kick_a_remote_waiter(int cpu, bool interrupts_on, struct trigger_seq
 	trigger_test_let_it_wait(&remote_trigger, (unsigned int)cpu, &remote_about_to_wait);
 	udelay(halt_head_start_us);
 	__atomic_store_n(&remote_flag, wait.target, __ATOMIC_RELEASE);
+	kicked_at = cycles();
 	trigger_kick(&remote_trigger);
 	if (!smp_wait_for((unsigned int)cpu, REMOTE_TIMEOUT_NS))
 		return false;
@@ -173,6 +175,41 @@ static void a_spinning_waiter_is_ended_by_the_kick_itself(void)
 #define HALT_TRIES		5
 #define HALT_HEAD_START_US	20000
 
+/*
+ * The sequence's stamps follow the wake-up: the kick (after its generation
+ * add) after the kicker's last look at the TSC, the send (after its ICR
+ * write) and the arrival after the kick, the waiter's return after the
+ * arrival.  The arrival may precede the sender's post-ICR stamp: the IPI
+ * leaves with the ICR write, the stamp comes after it.
+ */
+static void check_wake_stamps(const struct trigger_sequence_record *record)
+{
+	const uint64_t *stamp[] = { &record->kick_tsc, &record->wake_arrived_tsc,
+				    &record->return_tsc };
+	bool ordered = true;
+	uint64_t previous = kicked_at;
+	char send[48] = "not stamped yet when the waiter finished";
+
+	/* Kick, arrival and return, each after the one before. */
+	for (size_t i = 0; i < sizeof(stamp) / sizeof(stamp[0]); i++) {
+		EXPECT_GE(*stamp[i], previous);
+		ordered = ordered && *stamp[i] >= previous;
+		previous = *stamp[i];
+	}
+	/* The send after the kick, if stamped by the time the waiter finished. */
+	if (record->wake_sent_tsc)
+		EXPECT_GE(record->wake_sent_tsc, record->kick_tsc);
+	if (!ordered)
+		return;
+	if (record->wake_sent_tsc >= kicked_at)
+		snprintf(send, sizeof(send), "+%llu ns",
+			 (unsigned long long)cycles_to_ns(record->wake_sent_tsc - kicked_at));
+	test_diag("stamps after the kicker's last TSC read: kick +%llu ns, send %s, arrival +%llu ns, "
+		  "return +%llu ns", (unsigned long long)cycles_to_ns(record->kick_tsc - kicked_at),
+		  send, (unsigned long long)cycles_to_ns(record->wake_arrived_tsc - kicked_at),
+		  (unsigned long long)cycles_to_ns(record->return_tsc - kicked_at));
+}
+
 static void check_halted_waiter(bool interrupts_on, enum trigger_wake expected)
 {
 	int cpu = tickless_other_cpu();
@@ -201,6 +238,7 @@ static void check_halted_waiter(bool interrupts_on, enum trigger_wake expected)
 	EXPECT_GT(record.sleeps, 0u);	/* never halted in HALT_TRIES rounds */
 	EXPECT_EQ(record.returns[expected], 1u);
 	EXPECT_EQ(record.last_return, expected);
+	check_wake_stamps(&record);
 }
 
 static void a_halted_waiter_is_ended_by_the_wake_ipi(void)

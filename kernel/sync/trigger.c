@@ -276,6 +276,19 @@ static void count_return(struct trigger_wait_state *state, enum trigger_wake wak
 	}
 }
 
+/* The stamps of the wake-up that ended a wait, when a wake IPI or NMI did (else none). */
+static void stamp_wake(struct trigger_wait_state *state, enum trigger_wake wake)
+{
+	struct ipi_evidence_wake_stamps stamps = { 0 };
+
+	if (wake == TRIGGER_WAKE_IPI || wake == TRIGGER_WAKE_NMI)
+		ipi_evidence_last_wake(wake == TRIGGER_WAKE_IPI ? IPI_EVIDENCE_WAKE
+								: IPI_EVIDENCE_NMI, &stamps);
+	state->kick_tsc = stamps.kick_tsc;
+	state->wake_sent_tsc = stamps.sent_tsc;
+	state->wake_arrived_tsc = stamps.arrived_tsc;
+}
+
 static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site)
 {
 	struct trigger_wait_state *state = find_state(trigger);
@@ -295,6 +308,8 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		/* Sticky: kicked since the reset (or the last return). */
 		state->seen = trigger_generation(trigger);
 		count_return(state, TRIGGER_WAKE_STICKY);
+		stamp_wake(state, TRIGGER_WAKE_STICKY);
+		state->return_tsc = 0;	/* no wait: no return to stamp */
 		return true;
 	}
 	wake_sources_now(&before);
@@ -302,7 +317,9 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	start = cycles();
 	state->backend->wait(trigger, state, deadline_cycles);
 	generation = trigger_generation(trigger);	/* acquire: the read barrier */
-	cpu_local_add(&trigger_counters_here(state->backend->id)->wait_cycles, cycles() - start);
+	state->return_tsc = cycles();
+	cpu_local_add(&trigger_counters_here(state->backend->id)->wait_cycles,
+		      state->return_tsc - start);
 	wake_sources_now(&after);
 	/* Back from interrupts-on code: what its handlers read of the sends to here is due. */
 	lost = ipi_evidence_judge();
@@ -311,6 +328,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 			       state->backend->store_wakes || state->sleeps == sleeps, &before,
 			       &after);
 	count_return(state, wake);
+	stamp_wake(state, wake);
 	if (moved && (wake == TRIGGER_WAKE_INTERRUPT || wake == TRIGGER_WAKE_DEADLINE)) {
 		/* Kicked, not woken by it: not a deadline with the work undone. */
 		if (wake == TRIGGER_WAKE_DEADLINE)
@@ -443,6 +461,10 @@ static void account_sequence(struct trigger_wait_state *state)
 		.waits = state->waits,
 		.sleeps = state->sleeps,
 		.last_return = state->last_return,
+		.kick_tsc = state->kick_tsc,
+		.wake_sent_tsc = state->wake_sent_tsc,
+		.wake_arrived_tsc = state->wake_arrived_tsc,
+		.return_tsc = state->return_tsc,
 	};
 	memcpy(cpu->last.returns, state->returns, sizeof(cpu->last.returns));
 	if (!user)

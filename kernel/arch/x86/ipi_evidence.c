@@ -74,7 +74,7 @@ struct evidence_inbox {
 	uint64_t sent[IPI_EVIDENCE_KINDS];		/* sends done: bumped after it */
 	uint64_t oldest_tsc[IPI_EVIDENCE_KINDS];	/* begun, oldest uncovered; 0: none */
 	uint64_t latest_tsc[IPI_EVIDENCE_KINDS];	/* post-ICR, latest */
-	uint64_t kick_tsc;				/* the latest wake's generation add */
+	uint64_t kick_tsc;				/* the latest wake's kick (before its ICR write) */
 	const char *user;				/* the latest wake's trigger user */
 	uint64_t probe_tsc;				/* the sweep's latest probe */
 	uint16_t sender[IPI_EVIDENCE_KINDS];
@@ -161,12 +161,19 @@ bool ipi_evidence_should_lose(enum ipi_evidence_kind kind, unsigned int cpu)
 void ipi_evidence_send_begin(enum ipi_evidence_kind kind, unsigned int cpu)
 {
 	struct evidence_inbox *inbox = &inboxes[cpu];
+	struct evidence_cpu *self = &evidence_cpus[cpu_id()];
 	uint64_t none = 0;
 
 	/*
-	 * Before the ICR write, the oldest uncovered stamp, then the count: an
-	 * arrival that covers this send finds the stamp to measure its gap from.
+	 * Before the ICR write: the kick a wake-up carries (its target may
+	 * take it, return from its wait and look before the send is stamped
+	 * done), the oldest uncovered stamp, then the count: an arrival that
+	 * covers this send finds the stamp to measure its gap from.
 	 */
+	if (kind != IPI_EVIDENCE_CALL) {
+		__atomic_store_n(&inbox->kick_tsc, self->kick_tsc, __ATOMIC_RELAXED);
+		__atomic_store_n(&inbox->user, self->kick_user, __ATOMIC_RELAXED);
+	}
 	__atomic_compare_exchange_n(&inbox->oldest_tsc[kind], &none, cycles(), false,
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&inbox->started[kind], 1, __ATOMIC_SEQ_CST);
@@ -175,15 +182,10 @@ void ipi_evidence_send_begin(enum ipi_evidence_kind kind, unsigned int cpu)
 void ipi_evidence_sent(enum ipi_evidence_kind kind, unsigned int cpu)
 {
 	struct evidence_inbox *inbox = &inboxes[cpu];
-	struct evidence_cpu *self = &evidence_cpus[cpu_id()];
 	uint64_t now = cycles();
 
 	__atomic_store_n(&inbox->latest_tsc[kind], now, __ATOMIC_RELAXED);
 	__atomic_store_n(&inbox->sender[kind], (uint16_t)cpu_id(), __ATOMIC_RELAXED);
-	if (kind != IPI_EVIDENCE_CALL) {
-		__atomic_store_n(&inbox->kick_tsc, self->kick_tsc, __ATOMIC_RELAXED);
-		__atomic_store_n(&inbox->user, self->kick_user, __ATOMIC_RELAXED);
-	}
 	/* Release: whoever reads the count sees the stamps (and the call queued before it). */
 	__atomic_fetch_add(&inbox->sent[kind], 1, __ATOMIC_RELEASE);
 }
@@ -211,6 +213,20 @@ void ipi_evidence_arrived(enum ipi_evidence_kind kind)
 	}
 	if (cycles_to_ns(now - oldest) >= LATE_NOTE_NS)
 		self->late_count++;
+}
+
+void ipi_evidence_last_wake(enum ipi_evidence_kind kind, struct ipi_evidence_wake_stamps *stamps)
+{
+	unsigned int me = cpu_id();
+
+	struct evidence_inbox *inbox = &inboxes[me];
+	uint64_t done = __atomic_load_n(&inbox->sent[kind], __ATOMIC_ACQUIRE);
+
+	stamps->kick_tsc = __atomic_load_n(&inbox->kick_tsc, __ATOMIC_RELAXED);
+	/* A send begun and not yet stamped done (it arrived first): its stamp is not there yet. */
+	stamps->sent_tsc = done == __atomic_load_n(&inbox->started[kind], __ATOMIC_RELAXED)
+			   ? __atomic_load_n(&inbox->latest_tsc[kind], __ATOMIC_RELAXED) : 0;
+	stamps->arrived_tsc = evidence_cpus[me].arrived_tsc[kind];
 }
 
 /* --- Judging ------------------------------------------------------------------------------- */

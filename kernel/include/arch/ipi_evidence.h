@@ -45,6 +45,20 @@ const char *ipi_evidence_kind_name(enum ipi_evidence_kind kind);
  */
 void ipi_evidence_kick(const char *user);
 
+/** struct ipi_evidence_wake_stamps - a wake-up's stamps (TSC; 0: none recorded) */
+struct ipi_evidence_wake_stamps {
+	uint64_t kick_tsc;	/* its kick, after the generation add */
+	uint64_t sent_tsc;	/* its send, after the ICR write completed (0: not yet) */
+	uint64_t arrived_tsc;	/* its arrival in this CPU's handler */
+};
+
+/**
+ * ipi_evidence_last_wake - on this CPU: the stamps of the latest wake-up of
+ * @kind (IPI_EVIDENCE_WAKE or IPI_EVIDENCE_NMI) sent to it and of the
+ * latest that arrived; the kick's is the latest wake-up's of either kind
+ */
+void ipi_evidence_last_wake(enum ipi_evidence_kind kind, struct ipi_evidence_wake_stamps *stamps);
+
 /**
  * ipi_evidence_should_lose - test only (test_lose=): whether this send of
  * @kind to @cpu is to vanish after its ICR write, as a lossy chipset or

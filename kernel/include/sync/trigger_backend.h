@@ -144,6 +144,15 @@ struct trigger_sequence_record {
 	uint32_t sleeps;
 	uint32_t returns[TRIGGER_WAKE_COUNT];
 	enum trigger_wake last_return;		/* meaningful when waits > 0 */
+	/*
+	 * The last wait's stamps (TSC; 0: unknown): its return, and when its
+	 * wake IPI or NMI ended it, the kick's (after its generation add), the
+	 * wake's send (after its ICR write) and its arrival in this CPU's
+	 * handler, as the evidence recorded them (arch/ipi_evidence.h).  The
+	 * send's is 0 when the wake-up arrived, and the waiter returned and
+	 * finished, before its sender stamped it (it leaves with the ICR write).
+	 */
+	uint64_t kick_tsc, wake_sent_tsc, wake_arrived_tsc, return_tsc;
 };
 
 /** trigger_last_sequence - what CPU @cpu's last finished wait sequence did */
