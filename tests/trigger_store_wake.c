@@ -556,8 +556,14 @@ static void overlap_kicker(void *unused)
 	while (!__atomic_load_n(&overlap.second_asleep, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	cpu_test_spin_ns(ASLEEP_DELAY_NS);
-	trigger_kick(&overlap.trigger);
+	/*
+	 * The condition before the kick, as the API requires: set after it,
+	 * a sleeper woken by the kick could find it still clear, wait again
+	 * and sleep past the one kick to its rescue (Bochs 3.0 did, once this
+	 * path's timing moved).
+	 */
 	__atomic_store_n(&overlap.kicked, 1, __ATOMIC_RELEASE);
+	trigger_kick(&overlap.trigger);
 	start = cycles();
 	while (cycles() - start < ns_to_cycles(RESCUE_NS) &&
 	       !(__atomic_load_n(&overlap.returned[0], __ATOMIC_ACQUIRE) &&
