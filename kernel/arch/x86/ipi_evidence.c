@@ -218,7 +218,6 @@ void ipi_evidence_arrived(enum ipi_evidence_kind kind)
 void ipi_evidence_last_wake(enum ipi_evidence_kind kind, struct ipi_evidence_wake_stamps *stamps)
 {
 	unsigned int me = cpu_id();
-
 	struct evidence_inbox *inbox = &inboxes[me];
 	uint64_t done = __atomic_load_n(&inbox->sent[kind], __ATOMIC_ACQUIRE);
 
