@@ -203,6 +203,25 @@ static void umwait_rescuer(void *unused)
 }
 
 /*
+ * One wait on store.trigger with interrupts off and nobody kicking, timed
+ * by the TSC: about_to_wait tells the rescuer it is on its way, returned
+ * that it is back.
+ */
+static void one_unkicked_wait(uint64_t *began, uint64_t *ended)
+{
+	bool enabled = local_irq_save();
+
+	trigger_reset(&store.trigger);
+	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
+	*began = cycles();
+	trigger_wait(&store.trigger);
+	*ended = cycles();
+	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
+	trigger_finish(&store.trigger);
+	local_irq_restore(enabled);
+}
+
+/*
  * One UMWAIT with interrupts off, no deadline of its own (store-only mode),
  * on a trigger nobody kicks, the other CPU spinning without UMONITOR,
  * MONITOR or INVLPG: only the limit can end it before the rescue NMI.
@@ -216,7 +235,6 @@ static void umwait_control_limit_ends_the_wait(void)
 	struct trigger_sequence_record record;
 	uint64_t began, ended, cf_before = trigger_umwait_os_limit_returns();
 	const char *unavailable = trigger_backend_unavailable(TRIGGER_BACKEND_UMWAIT);
-	bool enabled;
 
 	if (unavailable)
 		test_skip(unavailable);
@@ -229,16 +247,7 @@ static void umwait_control_limit_ends_the_wait(void)
 	store.waiter_cpu = cpu_id();
 	trigger_init(&store.trigger);
 	ASSERT_TRUE(smp_run_on_async((unsigned int)helper, umwait_rescuer, NULL));
-
-	enabled = local_irq_save();
-	trigger_reset(&store.trigger);
-	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
-	began = cycles();
-	trigger_wait(&store.trigger);
-	ended = cycles();
-	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
-	trigger_finish(&store.trigger);
-	local_irq_restore(enabled);
+	one_unkicked_wait(&began, &ended);
 	trigger_umwait_set_limit(trigger_umwait_boot_limit());
 	trigger_set_monitor_store_only(false);
 	EXPECT_TRUE(smp_wait_for((unsigned int)helper, CPU_TEST_TIMEOUT_NS));
@@ -274,16 +283,7 @@ static uint64_t ap_began, ap_ended;
 
 static void umwait_on_this_ap(void *unused)
 {
-	bool enabled = local_irq_save();
-
-	trigger_reset(&store.trigger);
-	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
-	ap_began = cycles();
-	trigger_wait(&store.trigger);
-	ap_ended = cycles();
-	__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
-	trigger_finish(&store.trigger);
-	local_irq_restore(enabled);
+	one_unkicked_wait(&ap_began, &ap_ended);
 	trigger_last_sequence(cpu_id(), &ap_record);
 }
 
