@@ -230,7 +230,52 @@ class StopTest(unittest.TestCase):
                                           r"answer and the main thread waits in futex; caught "
                                           r"at try \d+\)$")
         self.assertEqual(answered.qmp.sent, ["query-status"] * 3)
-        self.assertIn("never found holding QEMU's global lock; skipped", answered.notes()[1])
+        self.assertIn("no vCPU found holding QEMU's global lock (vCPU 0, thread "
+                      f"{child.tid}, planned); skipped", answered.notes()[1])
+
+    def test_lock_mode_stops_another_vcpu_when_the_planned_one_never_holds_it(self):
+        """A planned vCPU that stays halted is given up after LOCK_PLANNED_SECONDS."""
+        spec = vcpu_stall.StallSpec(1, seconds=(0.1, 0.1), first=0.0, lock=True)
+        idle = 999999999                # a thread id no process has: the halted vCPU
+
+        class Tracer:
+            stopped = None
+
+            def stop(self, tid):
+                self.stopped = tid
+
+            def release(self, tid):
+                self.stopped = None
+
+        class Qmp(FakeQmp):
+            def command(self, name, arguments=None):
+                return [{"cpu-index": 0, "thread-id": idle},
+                        {"cpu-index": 1, "thread-id": self.tid}]
+
+            def wait_reply(self, timeout):
+                # QEMU's main loop answers unless the busy vCPU is the one stopped.
+                return None if tracer.stopped == self.tid else {"return": {}}
+
+        tracer = Tracer()
+        with BusyChild() as child:
+            pid = child.process.pid
+            deadline = time.monotonic() + 5
+            while vcpu_stall.thread_syscall(pid, pid) != vcpu_stall.SYSCALL_FUTEX and \
+                    time.monotonic() < deadline:
+                time.sleep(0.01)
+            staller = vcpu_stall.VcpuStaller(spec, Qmp(child.tid), pid, time.monotonic(),
+                                             tracer=tracer)
+            with mock.patch.object(vcpu_stall, "plan", return_value=[
+                    vcpu_stall.Stall(1, 0.0, 0, 0.1)]), \
+                    mock.patch.object(vcpu_stall, "LOCK_PLANNED_SECONDS", 0.2):
+                staller.run()
+        notes = staller.notes()
+        self.assertEqual(notes[1], f"stall 1 of 1: vCPU 0 (thread {idle}) not found holding "
+                                   f"QEMU's global lock in 0.2 s (halted?): vCPU 1 stopped "
+                                   f"instead")
+        self.assertRegex(notes[2], rf"^stall 1 of 1: vCPU 1 \(thread {child.tid}\) stopped at "
+                                   r".* holding QEMU's global lock \(.*caught at try \d+\)$")
+        self.assertEqual(notes[-1], "vCPU stalls: all 1 done")
 
 
 class NotesInTheLogTest(unittest.TestCase):

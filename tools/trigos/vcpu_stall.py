@@ -28,7 +28,9 @@ command sent after the stop gets no answer and QEMU's main thread is found
 waiting in futex(2) (/proc/PID/task/TID/syscall): then every other vCPU
 soon waits for the lock too, and the whole machine stops.  Most stops find
 the lock free: the thread is let go at once and stopped again a moment later,
-until one catches it (the attempts are counted in the log).
+until one catches it (the attempts are counted in the log).  A vCPU halted
+in HLT waits with the lock free: a planned vCPU not caught within 2 s gives
+way to the others, tried in turn, and the log names the one stopped.
 
 The figures of each stop are read from /proc/PID/task/TID/stat (utime and
 stime, in clock ticks): the stopped thread's CPU time during the stop (0 when
@@ -65,6 +67,7 @@ DEFAULT_SEED = 1
 LOCK_TRIES = 2000           # stops tried to catch the global lock held
 LOCK_PROBE_SECONDS = 0.15   # how long QEMU's main loop may take to answer
 LOCK_GIVE_UP_SECONDS = 30.0
+LOCK_PLANNED_SECONDS = 2.0  # tries at the planned vCPU before the others are tried too
 STOP_WAIT_SECONDS = 2.0     # a thread not stopped by then is reported, never waited for
 
 NOTE_PREFIX = "# host: "    # a KTAP diagnostic line; the kernel writes none like it
@@ -332,21 +335,33 @@ class VcpuStaller(threading.Thread):
         if self.done == len(self.stalls):
             self.note(f"vCPU stalls: all {self.done} done")
 
-    def _catch_lock(self, tid):
-        """Stop @tid at a moment it holds the global lock; the tries taken, or None."""
-        deadline = time.monotonic() + LOCK_GIVE_UP_SECONDS
+    def _catch_lock(self, tid, threads):
+        """Stop a vCPU thread at a moment it holds the global lock: (tries, thread) or None.
+
+        The planned thread @tid is tried alone for LOCK_PLANNED_SECONDS, then
+        every vCPU thread in turn, @tid's followers first.  A vCPU halted in
+        HLT waits for an interrupt with the lock free, so the planned one may
+        hold it never again (a run's last seconds may leave it idle); whichever
+        vCPU holds the lock, stopping it stops the whole machine.
+        """
+        start = time.monotonic()
+        deadline = start + LOCK_GIVE_UP_SECONDS
+        order = sorted(threads.values())
+        order = order[order.index(tid):] + order[:order.index(tid)] if tid in order else [tid]
         rng = random.Random(self.spec.seed + tid)
         for attempt in range(1, LOCK_TRIES + 1):
-            if self._cancelled.is_set() or time.monotonic() > deadline:
+            now = time.monotonic()
+            if self._cancelled.is_set() or now > deadline:
                 return None
-            self.tracer.stop(tid)
+            candidate = tid if now - start < LOCK_PLANNED_SECONDS else order[attempt % len(order)]
+            self.tracer.stop(candidate)
             if not self.qmp.send("query-status"):
-                self.tracer.release(tid)
+                self.tracer.release(candidate)
                 return None
             answer = self.qmp.wait_reply(LOCK_PROBE_SECONDS)
             if answer is None and thread_syscall(self.pid, self.pid) == SYSCALL_FUTEX:
-                return attempt
-            self.tracer.release(tid)
+                return attempt, candidate
+            self.tracer.release(candidate)
             if answer is None:
                 self.qmp.wait_reply(1.0)      # a slow answer, not a held lock
             time.sleep(rng.uniform(0.0, 0.02))
@@ -358,11 +373,20 @@ class VcpuStaller(threading.Thread):
         tries = None
         lock_held = None
         if self.spec.lock:
-            tries = self._catch_lock(tid)
-            if tries is None:
-                self.note(f"stall {stall.number} of {count}: vCPU {stall.cpu} (thread {tid}) "
-                          f"never found holding QEMU's global lock; skipped")
+            caught = self._catch_lock(tid, threads)
+            if caught is None:
+                self.note(f"stall {stall.number} of {count}: no vCPU found holding QEMU's "
+                          f"global lock (vCPU {stall.cpu}, thread {tid}, planned); skipped")
                 return
+            tries, caught_tid = caught
+            if caught_tid != tid:
+                cpu = next(cpu for cpu, thread in threads.items() if thread == caught_tid)
+                self.note(f"stall {stall.number} of {count}: vCPU {stall.cpu} (thread {tid}) "
+                          f"not found holding QEMU's global lock in {LOCK_PLANNED_SECONDS:g} s "
+                          f"(halted?): vCPU {cpu} stopped instead")
+                stall = Stall(stall.number, stall.start, cpu, stall.seconds)
+                tid = caught_tid
+                others = [other for other in threads.values() if other != tid]
         else:
             self.tracer.stop(tid)
             # Whether the machine runs on: QEMU's main loop answers unless
