@@ -554,8 +554,13 @@ static enum trigger_test_break kick_break;
  * Send the wake-ups @mask asks for.  The first one sent stamps the kick for
  * the evidence (arch/ipi_evidence.h): after the generation add and the
  * mask's load, before any ICR write; a kick nobody waits for reads no TSC.
+ *
+ * Always inlined into the kick, which is what the 2008 patch's kick was:
+ * one function.  Under QEMU's TCG every return leaves the translated block
+ * and looks the next one up, so the two calls of an out-of-line copy made
+ * the kick nobody waits for 1.2-2 times 67b368c's (tools/bench --against).
  */
-static void wake_published(trigger_t *trigger, uint64_t *mask,
+static inline __attribute__((always_inline)) void wake_published(trigger_t *trigger, uint64_t *mask,
 			   void (*wake)(unsigned int, struct trigger_counters *),
 			   struct trigger_counters *counters, int memory_order, bool *stamped)
 {
