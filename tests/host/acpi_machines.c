@@ -4,7 +4,7 @@
  * and UBSan), each checked against the facts iasl decoded from the same
  * tables.
  *
- * The input is the unpacked tests/data/acpi-machines.xz (tools/acpi-machines
+ * The input is the unpacked tests/machines/acpi-machines.xz (tools/acpi-machines
  * writes and unpacks it), a sequence of records:
  *
  *	machine NAME\n

@@ -29,7 +29,7 @@ on Debian 12.  `tools/emulators build` (what `make deps-emulators` and
 Each build is installed into CACHE/NAME and marked done by CACHE/NAME/BUILT
 (how long it took, on what load); a build present is reused, `make clean`
 never touches the cache.  A machine without them skips the matrix sections
-that need them (tests/matrix.cfg, `needs =`), naming the reason.
+that name them (tests/matrix.cfg, `--emulator-version` in `run =`), naming the reason.
 """
 
 import argparse
@@ -89,7 +89,7 @@ BOCHS_CONFIGURE = [
 
 @dataclass
 class Emulator:
-    name: str                   # the cache directory and the `needs =` word
+    name: str                   # cache directory; NAME-VER of --emulator, --emulator-version
     package: str                # Debian source package
     binary: str                 # relative to the install directory
     what: str
