@@ -120,6 +120,101 @@ static void each_parameter_is_a_result(const void *param)
 	EXPECT_STRNE(colour, "green");
 }
 
+/* Every EXPECT form the cases above do not use, once each, all failing. */
+static void every_other_expect_form(void)
+{
+	const void *page = (const void *)0x3000;
+	const char nmi[] = "nmi", ipi[] = "ipi";
+	int acked = 3, sent = 4;
+
+	EXPECT_NE(acked, 3);
+	EXPECT_NE_MSG(sent, 4, "cpu %d", 1);
+	EXPECT_LT_MSG(sent, acked, "cpu %d", 2);
+	EXPECT_LE(sent, acked);
+	EXPECT_LE_MSG(sent, acked, "cpu %d", 3);
+	EXPECT_GT(acked, sent);
+	EXPECT_GT_MSG(acked, sent, "cpu %d", 4);
+	EXPECT_GE(acked, sent);
+	EXPECT_GE_MSG(acked, sent, "cpu %d", 5);
+	EXPECT_TRUE_MSG(acked == sent, "%d of %d acked", acked, sent);
+	EXPECT_FALSE(acked != sent);
+	EXPECT_NEAR_MSG(acked, 10, 2, "skew of cpu %d", 6);
+	EXPECT_PTR_EQ_MSG(page, (const void *)0x4000, "page of cpu %d", 7);
+	EXPECT_PTR_NE_MSG(page, (const void *)0x3000, "page of cpu %d", 8);
+	EXPECT_NULL_MSG(page, "page of cpu %d", 9);
+	EXPECT_NOT_NULL((const void *)0);
+	EXPECT_STREQ_MSG(nmi, ipi, "vector of cpu %d", 10);
+	EXPECT_MEMEQ_MSG(nmi, ipi, sizeof(nmi), "vector of cpu %d", 11);
+	EXPECT_MEMNE_MSG(nmi, nmi, sizeof(nmi), "vector of cpu %d", 12);
+}
+
+/*
+ * Every ASSERT form the cases above do not use, one per parameter: each
+ * fails and ends its parameter's run, so the line after it never prints.
+ */
+static const char *const assert_forms[] = {
+	"ASSERT_EQ", "ASSERT_EQ_MSG", "ASSERT_NE", "ASSERT_NE_MSG", "ASSERT_LT", "ASSERT_LT_MSG",
+	"ASSERT_LE", "ASSERT_LE_MSG", "ASSERT_GT", "ASSERT_GT_MSG", "ASSERT_GE_MSG", "ASSERT_TRUE",
+	"ASSERT_TRUE_MSG", "ASSERT_FALSE", "ASSERT_FALSE_MSG", "ASSERT_IN_RANGE",
+	"ASSERT_IN_RANGE_MSG", "ASSERT_NEAR", "ASSERT_NEAR_MSG", "ASSERT_PTR_EQ",
+	"ASSERT_PTR_EQ_MSG", "ASSERT_PTR_NE", "ASSERT_PTR_NE_MSG", "ASSERT_NULL", "ASSERT_NULL_MSG",
+	"ASSERT_NOT_NULL", "ASSERT_NOT_NULL_MSG", "ASSERT_STREQ", "ASSERT_STREQ_MSG",
+	"ASSERT_STRNE_MSG", "ASSERT_MEMEQ", "ASSERT_MEMEQ_MSG", "ASSERT_MEMNE",
+};
+
+static const void *assert_form_params(const void *previous, char *description)
+{
+	const char *const *next = previous ? (const char *const *)previous + 1 : assert_forms;
+
+	if (next == assert_forms + sizeof(assert_forms) / sizeof(assert_forms[0]))
+		return NULL;
+	snprintf(description, TEST_PARAM_DESCRIPTION_MAX, "%s", *next);
+	return next;
+}
+
+static void each_assert_form_ends_its_run(const void *param)
+{
+	const void *page = (const void *)0x3000;
+	int acked = 3, sent = 4;
+
+	switch ((const char *const *)param - assert_forms) {
+	case 0: ASSERT_EQ(acked, sent); break;
+	case 1: ASSERT_EQ_MSG(acked, sent, "cpu %d", 1); break;
+	case 2: ASSERT_NE(acked, 3); break;
+	case 3: ASSERT_NE_MSG(acked, 3, "cpu %d", 1); break;
+	case 4: ASSERT_LT(sent, acked); break;
+	case 5: ASSERT_LT_MSG(sent, acked, "cpu %d", 1); break;
+	case 6: ASSERT_LE(sent, acked); break;
+	case 7: ASSERT_LE_MSG(sent, acked, "cpu %d", 1); break;
+	case 8: ASSERT_GT(acked, sent); break;
+	case 9: ASSERT_GT_MSG(acked, sent, "cpu %d", 1); break;
+	case 10: ASSERT_GE_MSG(acked, sent, "cpu %d", 1); break;
+	case 11: ASSERT_TRUE(acked == sent); break;
+	case 12: ASSERT_TRUE_MSG(acked == sent, "cpu %d", 1); break;
+	case 13: ASSERT_FALSE(acked != sent); break;
+	case 14: ASSERT_FALSE_MSG(acked != sent, "cpu %d", 1); break;
+	case 15: ASSERT_IN_RANGE(acked, 4, 8); break;
+	case 16: ASSERT_IN_RANGE_MSG(acked, 4, 8, "cpu %d", 1); break;
+	case 17: ASSERT_NEAR(acked, 10, 2); break;
+	case 18: ASSERT_NEAR_MSG(acked, 10, 2, "cpu %d", 1); break;
+	case 19: ASSERT_PTR_EQ(page, (const void *)0x4000); break;
+	case 20: ASSERT_PTR_EQ_MSG(page, (const void *)0x4000, "cpu %d", 1); break;
+	case 21: ASSERT_PTR_NE(page, (const void *)0x3000); break;
+	case 22: ASSERT_PTR_NE_MSG(page, (const void *)0x3000, "cpu %d", 1); break;
+	case 23: ASSERT_NULL(page); break;
+	case 24: ASSERT_NULL_MSG(page, "cpu %d", 1); break;
+	case 25: ASSERT_NOT_NULL((const void *)0); break;
+	case 26: ASSERT_NOT_NULL_MSG((const void *)0, "cpu %d", 1); break;
+	case 27: ASSERT_STREQ("nmi", "ipi"); break;
+	case 28: ASSERT_STREQ_MSG("nmi", "ipi", "cpu %d", 1); break;
+	case 29: ASSERT_STRNE_MSG("nmi", "nmi", "cpu %d", 1); break;
+	case 30: ASSERT_MEMEQ("nmi", "ipi", 3); break;
+	case 31: ASSERT_MEMEQ_MSG("nmi", "ipi", 3, "cpu %d", 1); break;
+	case 32: ASSERT_MEMNE("nmi", "nmi", 3); break;
+	}
+	EXPECT_STREQ("reached", "the line after an ASSERT");	/* never printed */
+}
+
 static unsigned int suite_inits, case_inits;
 
 static int count_suite_init(void)
@@ -155,6 +250,8 @@ static const struct test_case expect_output_cases[] = {
 	TEST_CASE(long_lines_are_continued_never_cut),
 	TEST_CASE(skip_takes_a_format),
 	TEST_CASE_PARAM(each_parameter_is_a_result, colour_params),
+	TEST_CASE(every_other_expect_form),
+	TEST_CASE_PARAM(each_assert_form_ends_its_run, assert_form_params),
 	TEST_CASE(suite_init_ran_once),
 };
 TEST_SUITE_ONCE(expect_output, expect_output_cases, count_suite_init, say_suite_exit,
