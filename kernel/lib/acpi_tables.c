@@ -1194,7 +1194,8 @@ const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access 
 		return "the UART is neither in I/O nor in memory space";
 	/*
 	 * Linux's spcr.c: an I/O UART takes byte accesses; in memory the access
-	 * size picks 8-, 16- or 32-bit accesses, anything else meaning bytes.
+	 * size picks 8-, 16- or 32-bit accesses, anything else meaning bytes:
+	 * undefined (0) too, whatever the bit width says.
 	 */
 	if (spcr->base.space_id == ACPI_GAS_SYSTEM_IO) {
 		struct acpi_generic_address port = spcr->base;
@@ -1205,7 +1206,8 @@ const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access 
 	} else {
 		struct acpi_generic_address memory = spcr->base;
 
-		if (memory.access_size > ACPI_GAS_ACCESS_DWORD)
+		if (memory.access_size == ACPI_GAS_ACCESS_UNDEFINED ||
+		    memory.access_size > ACPI_GAS_ACCESS_DWORD)
 			memory.access_size = ACPI_GAS_ACCESS_BYTE;
 		if (acpi_gas_decode(&memory, 1, access) != ACPI_OK)
 			return "the UART's address is malformed";

@@ -1963,6 +1963,17 @@ static void spcr_uart_is_validated(void)
 	EXPECT_EQ(access.bytes, 4);	/* memory: the access size picks the width */
 	EXPECT_EQ(baud, 0);		/* as the firmware left it */
 
+	/*
+	 * Access size undefined (0) on a 32-bit wide register: Linux's spcr.c
+	 * finds no 8-, 16- or 32-bit access (ACPI_ACCESS_BIT_WIDTH(0) is 4) and
+	 * uses bytes; the bit width does not count.
+	 */
+	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_MEMORY, ACPI_GAS_ACCESS_UNDEFINED,
+			     0xfe030000, 7, &spcr), ACPI_OK);
+	spcr.base.bit_width = 32;
+	EXPECT_NULL(acpi_spcr_uart(&spcr, &access, &baud));
+	EXPECT_EQ(access.bytes, 1);
+
 	/* Address 0, as the SPCR of a Dell PowerEdge R820 has it. */
 	ASSERT_EQ(parse_spcr(ACPI_SPCR_16550, ACPI_GAS_SYSTEM_MEMORY, 0, 0, 0, &spcr), ACPI_OK);
 	EXPECT_STREQ(acpi_spcr_uart(&spcr, &access, &baud), "no UART address (0)");
