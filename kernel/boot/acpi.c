@@ -60,27 +60,6 @@ static int find_root(const char **how)
 	return acpi_tables_init_at(&tables, scanned, &kernel_physical_memory, &ktap_reporter);
 }
 
-/*
- * A register whose stated bit width is not the one the FADT mandates is
- * accessed at the mandated width, as ACPICA does (lib/acpi_tables.h,
- * acpi_fadt_register_access()); one line says so, once.
- */
-static void report_register_widths(void)
-{
-	static const enum acpi_fadt_register registers[] = {
-		ACPI_FADT_PM1A_CONTROL, ACPI_FADT_PM1B_CONTROL, ACPI_FADT_PM_TIMER, ACPI_FADT_RESET,
-	};
-	struct acpi_gas_access access;
-
-	for (size_t i = 0; i < sizeof(registers) / sizeof(registers[0]); i++) {
-		if (acpi_fadt_register_access(&fadt, registers[i], &access) == ACPI_OK &&
-		    access.width_corrected)
-			ktap_note("acpi: FADT %s states a %u-bit width; accessed %u bytes wide "
-				  "as ACPICA does", acpi_fadt_register_name(registers[i]),
-				  access.stated_bit_width, access.bytes);
-	}
-}
-
 /* What exit=reboot, exit=poweroff and the TSC calibration will rely on. */
 static void report_fadt(void)
 {
@@ -102,7 +81,8 @@ static void report_fadt(void)
 	ktap_note("acpi: FADT revision %u, %u bytes%s; reset register: %s; PM timer: %s",
 		  fadt.revision, fadt.length, fadt.hardware_reduced ? ", hardware-reduced" : "",
 		  reset, timer);
-	report_register_widths();
+	/* A stated width that is not the mandated one: accessed as ACPICA does. */
+	acpi_fadt_report_register_widths(&fadt, &ktap_reporter);
 }
 
 /* \_S5 from the DSDT or an SSDT (lib: acpi_tables_find_s5()). */

@@ -1030,6 +1030,23 @@ int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_regis
 	return gas_place(gas, register_access_bits(gas, width, 64) / 8, out);
 }
 
+void acpi_fadt_report_register_widths(const struct acpi_fadt *fadt,
+				      const struct acpi_reporter *reporter)
+{
+	static const enum acpi_fadt_register registers[] = {
+		ACPI_FADT_PM1A_CONTROL, ACPI_FADT_PM1B_CONTROL, ACPI_FADT_PM_TIMER, ACPI_FADT_RESET,
+	};
+	struct acpi_gas_access access;
+
+	for (size_t i = 0; i < sizeof(registers) / sizeof(registers[0]); i++) {
+		if (acpi_fadt_register_access(fadt, registers[i], &access) == ACPI_OK &&
+		    access.width_corrected)
+			acpi_report(reporter, "FADT %s states a %u-bit width; accessed %u bytes "
+				    "wide as ACPICA does", acpi_fadt_register_name(registers[i]),
+				    access.stated_bit_width, access.bytes);
+	}
+}
+
 /*
  * 5.2.9: each X_ field, when non-zero, supersedes its 32-bit port field.
  * A port is described as the I/O space register it is, LEN bytes wide.

@@ -636,6 +636,18 @@ const char *acpi_fadt_register_name(enum acpi_fadt_register which);
 int acpi_fadt_register_access(const struct acpi_fadt *fadt, enum acpi_fadt_register which,
 			      struct acpi_gas_access *out);
 
+/**
+ * acpi_fadt_report_register_widths - tell @reporter of each FADT register
+ * whose stated bit width acpi_fadt_register_access() replaces
+ * @fadt: from acpi_fadt_parse()
+ * @reporter: where the lines go, one a register ("FADT PM_TMR states a
+ *            8-bit width; accessed 4 bytes wide as ACPICA does")
+ *
+ * The kernel's boot notes and tools/acpi-check print these same lines.
+ */
+void acpi_fadt_report_register_widths(const struct acpi_fadt *fadt,
+				      const struct acpi_reporter *reporter);
+
 /* --- HPET (IA-PC HPET specification 1.0a, 3.2.4) ----------------------------- */
 
 struct acpi_hpet {

@@ -210,6 +210,9 @@ static bool walk_machine(const struct machine *machine, struct reports *reports)
 	walk.root_result = acpi_tables_init(&tables, rsdp.bytes, rsdp.length, &memory, &reporter);
 	if (walk.root_result == ACPI_OK)
 		acpi_image_walk_tables(&tables, &walk);
+	/* What the kernel's boot notes add to the parser's own reports. */
+	if (walk.root_result == ACPI_OK && walk.fadt_result == ACPI_OK)
+		acpi_fadt_report_register_widths(&walk.fadt, &reporter);
 	walked_tables = walk.root_result == ACPI_OK ? &tables : NULL;
 	write_facts();
 	return true;

@@ -129,6 +129,22 @@ class AcpiCheckTest(unittest.TestCase):
         self.assertIn("  acpi: APIC at 0x10001000: bad checksum", text)
         self.assertIn("ttyS1 (COM2); console=auto prints there", text)
 
+    def test_a_real_machines_width_corrections_are_reported_as_the_kernel_does(self):
+        """Dell Inspiron 530 (tests/machines) states PM1a_CNT and PM_TMR 8 bits wide."""
+        out = io.StringIO()
+        tables = acpi_machines.tables_of("@Inspiron 530")
+        self.assertEqual(acpi_check.report(tables, acpi_check.describe(tables), out), 0)
+        text = out.getvalue()
+        self.assertIn("reports (2):\n"
+                      "  acpi: FADT PM1a_CNT states a 8-bit width; accessed 2 bytes wide as "
+                      "ACPICA does\n"
+                      "  acpi: FADT PM_TMR states a 8-bit width; accessed 4 bytes wide as "
+                      "ACPICA does\n", text)
+
+    def test_a_machine_named_by_text_must_be_one(self):
+        with self.assertRaises(ValueError):
+            acpi_machines.tables_of("@no such machine")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -4,7 +4,8 @@
 Usage: tools/acpi-check DUMP
 
 DUMP is what `acpidump` prints on the machine (sudo acpidump > DUMP), or a
-directory of its binary tables (acpidump -b).  The tables go through
+directory of its binary tables (acpidump -b), or @TEXT: the machine of
+tests/machines whose name contains TEXT (tools/acpi-machines list).  The tables go through
 trigos's own parser (kernel/lib, built for the host as build/host/acpi-
 machines, which this builds when missing) and this prints: the CPUs trigos
 will start, the I/O APICs, the clocks it calibrates the TSC from, the
@@ -126,13 +127,14 @@ def report(tables, lines, out=sys.stdout):
 
 def main(argv=None):
     parser = ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dump", help="acpidump's output, or a directory of binary tables")
+    parser.add_argument("dump", help="acpidump's output, a directory of binary tables, or "
+                        "@TEXT: the machine of tests/machines whose name contains TEXT")
     parser.add_argument("--binary", default=BINARY,
                         help="the host build of trigos's parser (default: build/host/acpi-machines)")
     args = parser.parse_args(argv)
     try:
-        tables = acpi_dump.read_dump(args.dump)
-    except (OSError, acpi_dump.DumpError) as error:
+        tables = acpi_machines.tables_of(args.dump)
+    except (OSError, ValueError, acpi_dump.DumpError) as error:
         print(f"acpi-check: {args.dump}: {error}", file=sys.stderr)
         return 2
     return report(tables, describe(tables, args.binary))

@@ -85,6 +85,14 @@ def machine_tables(text, data_file=DATA):
     return acpi_dump.tables_from_image(machines[0][1])
 
 
+def tables_of(source, data_file=DATA):
+    """The tables of @source: acpidump's output or a directory of its binary tables, or
+    "@TEXT", the one machine of @data_file whose name contains TEXT."""
+    if source.startswith("@"):
+        return machine_tables(source[1:], data_file)
+    return acpi_dump.kept_tables(acpi_dump.read_dump(source))
+
+
 def convert(dump_text, decode_text):
     """(image, facts) of one machine; without a dump, the decode's raw data tables."""
     if dump_text is None:

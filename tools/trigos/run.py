@@ -486,10 +486,7 @@ def acpi_tables_disk(source, workdir):
     iso/grub.cfg recognises by its label (acpi_dump.write_grub_disk()).
     """
     try:
-        if source.startswith("@"):
-            tables = acpi_machines.machine_tables(source[1:])
-        else:
-            tables = acpi_dump.kept_tables(acpi_dump.read_dump(source))
+        tables = acpi_machines.tables_of(source)
         path = os.path.join(workdir, "acpi-tables.img")
         names = acpi_dump.write_grub_disk(tables, path)
     except (OSError, ValueError, acpi_dump.DumpError, subprocess.CalledProcessError) as error:
