@@ -123,8 +123,7 @@ static void resolve_spcr(void)
 	}
 	problem = acpi_spcr_uart(&spcr, &access, &spcr_console.baud);
 	if (problem) {
-		ktap_note("acpi: SPCR (interface type 0x%x): %s; not used", spcr.interface_type,
-			  problem);
+		acpi_spcr_report_unusable(&spcr, problem, &ktap_reporter);
 		return;
 	}
 	if (spcr_console.baud)

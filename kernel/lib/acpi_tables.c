@@ -1252,6 +1252,13 @@ const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access 
 	return NULL;
 }
 
+void acpi_spcr_report_unusable(const struct acpi_spcr *spcr, const char *problem,
+			       const struct acpi_reporter *reporter)
+{
+	acpi_report(reporter, "SPCR (interface type 0x%x): %s; not used", spcr->interface_type,
+		    problem);
+}
+
 int acpi_mcfg_parse(const void *table, size_t available, struct acpi_mcfg *out)
 {
 	struct acpi_table_header header;

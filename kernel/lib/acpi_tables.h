@@ -740,6 +740,17 @@ int acpi_spcr_parse(const void *table, size_t available, struct acpi_spcr *out);
 const char *acpi_spcr_uart(const struct acpi_spcr *spcr, struct acpi_gas_access *access,
 			   unsigned int *baud);
 
+/**
+ * acpi_spcr_report_unusable - tell @reporter why the SPCR's UART is not used
+ * @spcr: from acpi_spcr_parse()
+ * @problem: what acpi_spcr_uart() returned
+ * @reporter: where the line goes ("SPCR (interface type 0x0): no UART
+ *            address (0); not used"): the kernel's boot notes and
+ *            tools/acpi-check print the same words
+ */
+void acpi_spcr_report_unusable(const struct acpi_spcr *spcr, const char *problem,
+			       const struct acpi_reporter *reporter);
+
 /* --- \_S5 in AML (7.4.2, 20.2) ---------------------------------------------- */
 
 struct acpi_sleep_type {

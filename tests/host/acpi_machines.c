@@ -120,12 +120,14 @@ static void register_fact(const char *name, enum acpi_fadt_register which, const
 }
 
 static const struct acpi_tables *walked_tables;
+static const struct acpi_reporter *walk_reporter;	/* --describe's reports */
 
 /* The SPCR's UART when the console could use it (lib: acpi_spcr_uart()). */
 static void spcr_fact(void)
 {
 	struct acpi_gas_access access;
 	struct acpi_spcr spcr;
+	const char *problem;
 	const void *table;
 	unsigned int baud;
 	uint32_t length;
@@ -134,7 +136,9 @@ static void spcr_fact(void)
 	table = acpi_tables_find(walked_tables, "SPCR", 0, &length);
 	if (!table || acpi_spcr_parse(table, length, &spcr) != ACPI_OK)
 		return;
-	if (acpi_spcr_uart(&spcr, &access, &baud)) {
+	problem = acpi_spcr_uart(&spcr, &access, &baud);
+	if (problem) {
+		acpi_spcr_report_unusable(&spcr, problem, walk_reporter);
 		fact("spcr unusable");
 		return;
 	}
@@ -214,6 +218,7 @@ static bool walk_machine(const struct machine *machine, struct reports *reports)
 	if (walk.root_result == ACPI_OK && walk.fadt_result == ACPI_OK)
 		acpi_fadt_report_register_widths(&walk.fadt, &reporter);
 	walked_tables = walk.root_result == ACPI_OK ? &tables : NULL;
+	walk_reporter = &reporter;
 	write_facts();
 	return true;
 }

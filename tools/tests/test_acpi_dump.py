@@ -141,6 +141,14 @@ class AcpiCheckTest(unittest.TestCase):
                       "  acpi: FADT PM_TMR states a 8-bit width; accessed 4 bytes wide as "
                       "ACPICA does\n", text)
 
+    def test_an_unusable_spcr_is_reported_as_the_kernel_does(self):
+        """Dell PowerEdge R820 (tests/machines): its SPCR has address 0."""
+        out = io.StringIO()
+        tables = acpi_machines.tables_of("@E5985CCBA349")
+        acpi_check.report(tables, acpi_check.describe(tables), out)
+        self.assertIn("reports (1):\n  acpi: SPCR (interface type 0x0): no UART address (0); "
+                      "not used\n", out.getvalue())
+
     def test_a_machine_named_by_text_must_be_one(self):
         with self.assertRaises(ValueError):
             acpi_machines.tables_of("@no such machine")

@@ -100,8 +100,8 @@ def report(tables, lines, out=sys.stdout):
             "not a COM port the serial driver reaches: not used"
         say(f"  SPCR: {spcr[0]}: {where}; console=auto prints there")
     elif spcr:
-        say("  SPCR: present but names no usable 16550 (address 0, another UART type or "
-            "baud code); console=auto prints everywhere")
+        say("  SPCR: present, names no UART trigos can use (the report below says why); "
+            "console=auto prints everywhere")
     else:
         say("  SPCR: none; console=auto prints everywhere")
 
