@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Tests of tools/trigos/acpi_dump.py, acpi_machines.py and acpi_check.py."""
+import contextlib
 import io
 import os
+import shutil
 import struct
 import tempfile
 import unittest
+from unittest import mock
 
 from trigos import acpi_check, acpi_dump, acpi_machines
 
@@ -106,6 +109,42 @@ class GrubScriptTest(unittest.TestCase):
         self.assertIn("acpi -1 -2 --no-ebda --load-only=none ($acpi_disk)/t00apic.dat "
                       "($acpi_disk)/t01facp.dat", script)
         self.assertIn("\tacpi -1 -2 --load-only=none ($acpi_disk)/t00apic.dat", script)
+
+
+class IaslDecodeTest(unittest.TestCase):
+    """A dump without a decode: iasl (acpica-tools, which tools/deps installs) makes one."""
+
+    @unittest.skipUnless(shutil.which("iasl"), "no iasl (Debian: acpica-tools)")
+    def test_iasls_own_decode_gives_the_facts_of_the_collections(self):
+        dump = read("t3500.acpidump")
+        made = acpi_dump.decode_with_iasl(acpi_dump.parse_acpidump(dump))
+        self.assertEqual(sorted(acpi_dump.decode_sections(made)), ["APIC", "FACP", "HPET"])
+        self.assertEqual(acpi_dump.facts(made), acpi_dump.facts(read("t3500.iasl")))
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "dump")
+            with open(path, "w", encoding="latin-1") as file:
+                file.write(dump)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(acpi_machines.main(["convert", path]), 0)
+        self.assertEqual(out.getvalue().splitlines(), acpi_dump.facts(read("t3500.iasl")))
+
+    def test_a_table_iasl_cannot_decode_is_left_out_and_named(self):
+        warnings = []
+        made = acpi_dump.decode_with_iasl([("APIC", b"APIC")], iasl="true", warn=warnings.append)
+        self.assertEqual(made, "")
+        self.assertEqual(warnings, ["iasl -d gave no decode of APIC; left out (no message)"])
+
+    def test_no_iasl_is_an_error_not_a_crash(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "dump")
+            with open(path, "w", encoding="latin-1") as file:
+                file.write(read("t3500.acpidump"))
+            with mock.patch.object(acpi_dump, "decode_with_iasl",
+                                   side_effect=FileNotFoundError(2, "No such file", "iasl")), \
+                    contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(acpi_machines.main(["convert", path]), 2)
+        self.assertIn("acpi-machines: convert:", err.getvalue())
 
 
 class AcpiCheckTest(unittest.TestCase):

@@ -8,7 +8,8 @@ Two inputs, kept apart on purpose:
     tables (`acpidump -b`, `acpixtract -a`: apic.dat, ssdt1.dat, ...);
     parse_acpidump() and read_table_directory() give [(signature, bytes)];
   - iasl's decode of the same tables (`iasl -d`, what linuxhw/ACPI keeps
-    beside each dump): decode_sections() splits it per table and facts()
+    beside each dump, or decode_with_iasl() for a dump that has none):
+    decode_sections() splits it per table and facts()
     reads from it the facts trigos must find, written independently of
     trigos's C parser so that each checks the other.
 
@@ -178,6 +179,40 @@ def memory_image(tables):
 
 
 # --- iasl's decode -------------------------------------------------------------
+
+def decode_with_iasl(tables, iasl="iasl", warn=None):
+    """iasl's decode of @tables, laid out as linuxhw/ACPI's decode files are.
+
+    For a dump that came without one (a user's own `acpidump`): each table
+    goes through `iasl -d` (Debian's acpica-tools) and its disassembly is
+    put under its signature, underlined, which decode_sections() splits.
+    A table iasl cannot disassemble is left out; @warn(text) is told which.
+    Raises OSError when iasl cannot be run.
+    """
+    import tempfile
+    parts = []
+    with tempfile.TemporaryDirectory(prefix="trigos-iasl-") as directory:
+        names = []
+        for number, (signature, data) in enumerate(tables):
+            name = f"t{number:03d}"
+            with open(os.path.join(directory, name + ".dat"), "wb") as file:
+                file.write(data)
+            names.append((signature, name))
+        result = subprocess.run([iasl, "-d", *(name + ".dat" for _, name in names)],
+                                cwd=directory, capture_output=True, text=True, errors="replace")
+        for signature, name in names:
+            try:
+                with open(os.path.join(directory, name + ".dsl"), encoding="latin-1") as file:
+                    text = file.read()
+            except OSError:
+                if warn:
+                    last = (result.stdout + result.stderr).strip().splitlines()[-1:]
+                    warn(f"iasl -d gave no decode of {signature}; left out "
+                         f"({last[0] if last else 'no message'})")
+                continue
+            parts.append(f"{signature}\n{'-' * len(signature)}\n{text}\n")
+    return "\n".join(parts)
+
 
 _FIELD = re.compile(r"^\[([0-9A-Fa-f]+)h \d+ +[0-9A-Fa-f]+h?\] +(.+?) : (.*)$")
 

@@ -9,8 +9,9 @@ tests/host/acpi_machines.c: a memory image of the tables trigos reads
 (acpi_dump.facts()), and keeps a sample of machines in one xz file.
 
 Usage:
-  tools/acpi-machines convert DUMP DECODE [--image FILE] [--facts FILE]
-        one machine: the image and the expected facts (to stdout by default)
+  tools/acpi-machines convert DUMP [DECODE] [--image FILE] [--facts FILE]
+        one machine: the image and the expected facts (to stdout by default);
+        without DECODE, iasl (acpica-tools) decodes DUMP's tables first
   tools/acpi-machines build CORPUS [--count N] [--out FILE]
         choose machines from CORPUS (a checkout of linuxhw/ACPI, or its bare
         git directory) and write the data file
@@ -186,10 +187,23 @@ def main(argv=None):
         print(__doc__)
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
-    if command == "convert" and len(rest) >= 2:
-        with open(rest[0], "rb") as dump, open(rest[1], "rb") as decode:
-            image, facts = convert(dump.read().decode("latin-1"), decode.read().decode("latin-1"))
-        options = dict(zip(rest[2::2], rest[3::2]))
+    if command == "convert" and rest:
+        given = 2 if len(rest) > 1 and not rest[1].startswith("--") else 1   # DUMP [DECODE]
+        try:
+            with open(rest[0], "rb") as dump:
+                dump_text = dump.read().decode("latin-1")
+            if given == 2:
+                with open(rest[1], "rb") as decode:
+                    decode_text = decode.read().decode("latin-1")
+            else:
+                decode_text = acpi_dump.decode_with_iasl(
+                    acpi_dump.parse_acpidump(dump_text),
+                    warn=lambda text: print(f"acpi-machines: {text}", file=sys.stderr))
+        except (OSError, acpi_dump.DumpError) as error:
+            print(f"acpi-machines: convert: {error}", file=sys.stderr)
+            return 2
+        image, facts = convert(dump_text, decode_text)
+        options = dict(zip(rest[given::2], rest[given + 1::2]))
         if "--image" in options:
             with open(options["--image"], "wb") as file:
                 file.write(image)
