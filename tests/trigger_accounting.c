@@ -376,6 +376,79 @@ static void a_deadline_before_the_work_is_a_late_kicker(void)
 	EXPECT_EQ(reached.by_kick, late.by_kick + 1);
 }
 
+/*
+ * A kick whose wake-up has not come when another interrupt (here the
+ * deadline's timer, or the watchdog's tick) ends the halt: the wait returns
+ * for that interrupt, the sequence is a late kicker - and its kick came, so
+ * it is not "still without a kick" for ever.  The other CPU moves the
+ * generation as a kick does but sends no wake IPI: a wake-up still on its
+ * way.  (The sequence's implicit reset took the kick's generation, so the
+ * kick counted as not yet come: every late kicker stayed "still without a
+ * kick", and the MCS suite of one CI run failed on it.)
+ */
+static struct {
+	unsigned int waiter;
+	volatile bool moved;
+} late_wake;
+
+static void move_the_generation_only(void *unused)
+{
+	uint64_t start = now_ns();
+
+	(void)unused;
+	while (!trigger_cpu_entered_wait(late_wake.waiter, &user_trigger) &&
+	       now_ns() - start < REMOTE_TIMEOUT_NS)
+		cpu_relax();
+	udelay(5000);		/* into its HLT; the deadline is 45 ms later */
+	__atomic_fetch_add(&user_trigger.generation, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&late_wake.moved, true, __ATOMIC_RELEASE);
+}
+
+static void a_kick_whose_wake_up_is_late_is_not_still_awaited(void)
+{
+	struct trigger_user_counters before, after;
+	int other = -1;
+
+	for (unsigned int i = 0; i < cpus_present() && other < 0; i++) {
+		if (i != cpu_id() && cpu_is_online(i))
+			other = (int)i;
+	}
+	if (other < 0)
+		test_skip("one CPU: nobody to move the generation");
+	ASSERT_TRUE(trigger_backend_set(TRIGGER_BACKEND_HLT));
+	late_wake.waiter = cpu_id();
+	for (int try = 1; try <= 5; try++) {
+		uint64_t deadline;
+
+		late_wake.moved = false;
+		read_user(&before);
+		trigger_reset(&user_trigger);
+		ASSERT_TRUE(smp_run_on_async((unsigned int)other, move_the_generation_only, NULL));
+		deadline = now_ns() + 50 * MILLISECOND;
+		while (!__atomic_load_n(&late_wake.moved, __ATOMIC_ACQUIRE))
+			if (!trigger_wait_timeout(&user_trigger, deadline))
+				deadline = now_ns() + 50 * MILLISECOND;	/* moved late: wait on */
+		trigger_finish(&user_trigger);
+		ASSERT_TRUE(smp_wait_for((unsigned int)other, REMOTE_TIMEOUT_NS));
+		read_user(&after);
+		/* Moved between two waits (a sticky return) is not the situation: again. */
+		if (after.late_kicker == before.late_kicker) {
+			test_diag("try %d: the move was seen by a wait's entry, not at a return; "
+				  "again", try);
+			continue;
+		}
+		test_diag("try %d: late kicker %llu, by its kick %llu, still without a kick %llu",
+			  try, (unsigned long long)(after.late_kicker - before.late_kicker),
+			  (unsigned long long)(after.by_kick - before.by_kick),
+			  (unsigned long long)(after.awaiting_kick - before.awaiting_kick));
+		EXPECT_EQ(after.sequences, before.sequences + 1);
+		EXPECT_EQ(after.by_kick, before.by_kick + 1);
+		EXPECT_EQ(after.awaiting_kick, before.awaiting_kick);
+		return;
+	}
+	test_skip("the generation never moved during a halt in 5 tries");
+}
+
 static const struct test_case trigger_accounting_cases[] = {
 	TEST_CASE(a_sticky_return_is_counted_as_sticky),
 	TEST_CASE(a_return_at_the_deadline_is_counted_as_such),
@@ -386,6 +459,7 @@ static const struct test_case trigger_accounting_cases[] = {
 	TEST_CASE(a_sequence_that_ended_before_its_kick_is_confirmed_by_the_kick),
 	TEST_CASE(two_early_finishes_before_one_kick_are_both_confirmed),
 	TEST_CASE(a_deadline_before_the_work_is_a_late_kicker),
+	TEST_CASE(a_kick_whose_wake_up_is_late_is_not_still_awaited),
 };
 
 TEST_SUITE(trigger_accounting, trigger_accounting_cases, NULL, restore_backend);

@@ -307,6 +307,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 	if (trigger_moved(trigger, state)) {
 		/* Sticky: kicked since the reset (or the last return). */
 		state->seen = trigger_generation(trigger);
+		state->last_saw_kick = true;
 		count_return(state, TRIGGER_WAKE_STICKY);
 		stamp_wake(state, TRIGGER_WAKE_STICKY);
 		state->return_tsc = 0;	/* no wait: no return to stamp */
@@ -337,6 +338,7 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		if (!lost)
 			state->kicked_late++;
 	}
+	state->last_saw_kick = moved;
 	state->seen = generation;	/* the implicit reset */
 	/* Kicked: not the deadline's return, whatever woke it. */
 	return wake != TRIGGER_WAKE_DEADLINE || moved;
@@ -476,9 +478,15 @@ static void account_sequence(struct trigger_wait_state *state)
 		add_to_user(user, reached_deadline, 1);
 	else if (state->late_kickers || state->kicked_late)
 		add_to_user(user, late_kicker, 1);
+	/*
+	 * Its kick came during its last wait when that wait found the
+	 * generation moved, even if another interrupt woke it first (a late
+	 * kicker): the implicit reset took that kick's generation, so
+	 * confirm_later() would wait for a kick that has already come.
+	 */
 	if (state->waits == 0)
 		add_to_user(user, before_waiting, 1);
-	else if (trigger_wake_saw_kick(state->last_return))
+	else if (state->last_saw_kick)
 		add_to_user(user, by_kick, 1);
 	else
 		confirm_later(state);

@@ -75,7 +75,9 @@ struct trigger_counters {
  *
  * How a sequence (reset ... finish) ended:
  *  - before_waiting: the condition already held; no trigger_wait() at all;
- *  - by_kick: the last wait's return saw the kick (a trigger_wake_saw_kick());
+ *  - by_kick: the last wait found the kick's generation at its return,
+ *    whatever ended it (a trigger_wake_saw_kick(), or a late kicker's
+ *    interrupt or deadline: the kick had come);
  *  - before_its_kick: the last return did not see a kick (an unrelated
  *    interrupt, or a spurious return) but the caller found its condition
  *    true, and the kick did come afterwards: the kicker had set the

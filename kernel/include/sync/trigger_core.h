@@ -38,6 +38,7 @@ struct trigger_wait_state {
 	uint32_t sleeps;
 	uint32_t returns[TRIGGER_WAKE_COUNT];
 	enum trigger_wake last_return;
+	bool last_saw_kick;	/* the last wait found the generation moved, whatever woke it */
 	uint64_t kick_tsc, wake_sent_tsc, wake_arrived_tsc, return_tsc;	/* the last wait's */
 };
 
