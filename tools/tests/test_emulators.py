@@ -12,8 +12,9 @@ from unittest import mock
 from trigos import bochs, emulators, matrix, run, run_bochs
 
 
-def fake_build(root, name, record=True):
-    """Make @name look built under @root (its executable, and its BUILT record if @record)."""
+def fake_build(root, name, record=True, revision=None):
+    """Make @name look built under @root (its executable, and its BUILT record if @record,
+    of recipe @revision: the current one by default)."""
     path = os.path.join(root, name, emulators.EMULATORS[name].binary)
     os.makedirs(os.path.dirname(path))
     with open(path, "w", encoding="utf-8") as executable:
@@ -21,7 +22,8 @@ def fake_build(root, name, record=True):
     os.chmod(path, 0o755)
     if record:
         with open(emulators.stamp_path(name, root), "w", encoding="utf-8") as stamp:
-            json.dump({"name": name, "wall_seconds": 1}, stamp)
+            json.dump({"name": name, "wall_seconds": 1,
+                       "revision": revision or emulators.EMULATORS[name].revision}, stamp)
     return path
 
 
@@ -44,6 +46,17 @@ class CacheTest(unittest.TestCase):
             self.assertIsNone(emulators.missing_reason("qemu-10.0", root))
             self.assertEqual(emulators.build_record("qemu-10.0", root)["wall_seconds"], 1)
             self.assertTrue(path.endswith("bochs-3.0/bin/bochs"))
+
+    def test_a_build_of_an_older_recipe_is_not_built(self):
+        """Bochs 3.0 built before --disable-show-ips (a record without a revision)."""
+        with tempfile.TemporaryDirectory() as root:
+            fake_build(root, "bochs-3.0")
+            with open(emulators.stamp_path("bochs-3.0", root), "w", encoding="utf-8") as stamp:
+                json.dump({"name": "bochs-3.0", "wall_seconds": 1}, stamp)
+            self.assertIsNone(emulators.binary("bochs-3.0", root))
+            self.assertIn("was built by recipe revision 1, not the current 2",
+                          emulators.missing_reason("bochs-3.0", root))
+        self.assertIn("--disable-show-ips", emulators.BOCHS_CONFIGURE)
 
     def test_unknown_name_is_named(self):
         self.assertIn("unknown emulator 'bochs-9'", emulators.missing_reason("bochs-9"))

@@ -84,6 +84,15 @@ BOCHS_CONFIGURE = [
     "--enable-monitor-mwait", "--enable-all-optimizations", "--enable-repeat-speedups",
     "--enable-pci", "--enable-cdrom", "--enable-a20-pin", "--with-nogui", "--with-term",
     "--disable-docbook",
+    # With "show IPS" Bochs logs "ips = ..." from its SIGALRM handler each second
+    # (main.cc bx_signal_handler -> bx_show_ips_handler -> gui.cc show_ips ->
+    # BX_INFO): a signal that lands while the simulator itself is writing a log
+    # line waits for logio_mutex, which the code it interrupted holds, for ever.
+    # gdb on a stuck Bochs showed exactly that (iofunctions::out of "[APIC1 ]"
+    # interrupted, the handler's iofunctions::out in pthread_mutex_lock); 2 of 269
+    # runs of a 2-CPU umwait section stuck so with two busy host loops beside, and
+    # CI runs "hung" at different points of the boot three times before.
+    "--disable-show-ips",
 ]
 
 
@@ -94,10 +103,13 @@ class Emulator:
     binary: str                 # relative to the install directory
     what: str
     helpers: list = field(default_factory=list)    # source packages of build-time tools
+    # Raised when the way it is built changes: a build of an older revision is rebuilt.
+    revision: int = 1
 
 
 EMULATORS = {
-    "bochs-3.0": Emulator("bochs-3.0", "bochs", "bin/bochs", "Bochs 3.0"),
+    "bochs-3.0": Emulator("bochs-3.0", "bochs", "bin/bochs", "Bochs 3.0",
+                          revision=2),     # 2: --disable-show-ips
     "qemu-10.0": Emulator("qemu-10.0", "qemu", "bin/qemu-system-x86_64", "QEMU 10.0",
                           helpers=["meson", "python-pycotap"]),
 }
@@ -124,9 +136,17 @@ def binary(name, root=None):
     """The built emulator @name's executable, or None when it is not built."""
     emulator = EMULATORS[name]
     path = os.path.join(install_directory(name, root), emulator.binary)
-    if os.path.isfile(stamp_path(name, root)) and os.access(path, os.X_OK):
+    record = build_record(name, root)
+    if record is not None and record_revision(record) == emulator.revision and \
+            os.access(path, os.X_OK):
         return path
     return None
+
+
+def record_revision(record):
+    """The build recipe revision a BUILT record was made by (1 before it was recorded)."""
+    revision = record.get("revision", 1)
+    return revision if isinstance(revision, int) else 0
 
 
 def missing_reason(name, root=None):
@@ -135,6 +155,11 @@ def missing_reason(name, root=None):
         return f"unknown emulator '{name}' (known: {', '.join(EMULATORS)})"
     if binary(name, root):
         return None
+    record = build_record(name, root)
+    if record is not None:
+        return (f"{EMULATORS[name].what} in {install_directory(name, root)} was built by "
+                f"recipe revision {record_revision(record)}, not the current "
+                f"{EMULATORS[name].revision} (`make deps-emulators` rebuilds it)")
     return (f"{EMULATORS[name].what} is not built in {install_directory(name, root)} "
             f"(`make deps-emulators` builds it from Debian 13's source package)")
 
@@ -319,6 +344,7 @@ class Builder:
             "wall_seconds": round(time.monotonic() - started),
             "cpu_seconds": round(cpu_after.children_user + cpu_after.children_system
                                  - cpu_before.children_user - cpu_before.children_system),
+            "revision": EMULATORS[name].revision,
             "jobs": self.jobs, "host_cpus": os.cpu_count(), "load_at_start": round(load, 1),
             "load_at_end": round(os.getloadavg()[0], 1),
         }
