@@ -36,7 +36,7 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	char detail[96];
 	enum verdict verdict;
 	unsigned int suites;
-	unsigned int spcr_port = 0, spcr_baud = 0;
+	struct acpi_console spcr_uart;
 	bool spcr_named;
 
 	panic_set_end_of_run(machine_end_crashed_run);	/* a panic ends the run as a crash */
@@ -59,8 +59,8 @@ void kmain(uint32_t magic, uint32_t info_physical)
 	firmware_dump_boot_info();			/* dump=multiboot,pvh: raw, for fuzzing */
 	memory_init();					/* page allocator, final page tables */
 	acpi_init();					/* RSDP, root table, FADT, \_S5, SPCR */
-	spcr_named = acpi_console_uart(&spcr_port, &spcr_baud);	/* the SPCR's UART... */
-	console_setup_auto(spcr_named, spcr_port, spcr_baud);	/* ...for console=auto */
+	spcr_named = acpi_console_uart(&spcr_uart);		/* the SPCR's UART... */
+	console_setup_auto(spcr_named ? &spcr_uart : NULL);	/* ...for console=auto */
 	firmware_dump_tables();				/* dump=acpi,mptable: raw, for fuzzing */
 	interrupt_controller_init();			/* local APIC, its vectors */
 	smp_arch_init();				/* the wake IPI */

@@ -21,9 +21,8 @@ static bool fadt_ready;
 static struct acpi_sleep_type soft_off;
 static bool soft_off_ready;
 static struct {
-	bool usable;		/* a 16550 at one of COM1-COM4's ports */
-	unsigned int port;	/* 0..3: ttyS0..ttyS3 */
-	unsigned int baud;	/* 0: as the firmware left it */
+	bool usable;		/* a 16550 the serial driver can reach */
+	struct acpi_console uart;
 } spcr_console;
 
 static void report_to_ktap(void *context, const char *message)
@@ -103,10 +102,12 @@ static void resolve_soft_off(void)
 /*
  * The UART the SPCR names for the console (a server's BMC, often COM2):
  * validated as Linux's spcr.c does (lib: acpi_spcr_uart()), then matched
- * to the COM port the serial driver reaches.  One line says what it is.
+ * to a COM port; any other I/O port or memory address is used as it is
+ * (console "spcr").  One line says what it is.
  */
 static void resolve_spcr(void)
 {
+	struct acpi_console *uart = &spcr_console.uart;
 	struct acpi_gas_access access;
 	char speed[32] = "baud as the firmware left it";
 	struct acpi_spcr spcr;
@@ -121,26 +122,35 @@ static void resolve_spcr(void)
 		ktap_note("acpi: SPCR: unreadable; not used");
 		return;
 	}
-	problem = acpi_spcr_uart(&spcr, &access, &spcr_console.baud);
+	problem = acpi_spcr_uart(&spcr, &access, &uart->baud);
 	if (problem) {
 		acpi_spcr_report_unusable(&spcr, problem, &ktap_reporter);
 		return;
 	}
-	if (spcr_console.baud)
-		scnprintf(speed, sizeof(speed), "%u baud", spcr_console.baud);
+	if (uart->baud)
+		scnprintf(speed, sizeof(speed), "%u baud", uart->baud);
+	spcr_console.usable = true;
+	uart->com = -1;
 	for (unsigned int port = 0; port < SERIAL_PORT_COUNT; port++) {
 		if (access.space_id == ACPI_GAS_SYSTEM_IO &&
 		    access.address == serial_port_address(port)) {
-			spcr_console.usable = true;
-			spcr_console.port = port;
+			uart->com = (int)port;
 			ktap_note("acpi: SPCR: 16550 at I/O port 0x%llx (ttyS%u, COM%u), %s",
 				  (unsigned long long)access.address, port, port + 1, speed);
 			return;
 		}
 	}
-	ktap_note("acpi: SPCR: 16550 at %s 0x%llx: the serial driver reaches only COM1-COM4's "
-		  "I/O ports; not used", access.space_id == ACPI_GAS_SYSTEM_IO ? "I/O port" :
-		  "memory", (unsigned long long)access.address);
+	uart->other = (struct serial_uart_address){
+		.memory = access.space_id != ACPI_GAS_SYSTEM_IO,
+		.address = access.address,
+		.width = access.bytes,
+	};
+	if (uart->other.memory)
+		ktap_note("acpi: SPCR: 16550 in memory at 0x%llx, %u-byte registers, %s",
+			  (unsigned long long)access.address, access.bytes, speed);
+	else
+		ktap_note("acpi: SPCR: 16550 at I/O port 0x%llx (none of COM1-COM4), %s",
+			  (unsigned long long)access.address, speed);
 }
 
 void acpi_init(void)
@@ -190,12 +200,11 @@ const struct acpi_fadt *acpi_fadt_get(void)
 	return fadt_ready ? &fadt : NULL;
 }
 
-bool acpi_console_uart(unsigned int *port, unsigned int *baud)
+bool acpi_console_uart(struct acpi_console *out)
 {
 	if (!spcr_console.usable)
 		return false;
-	*port = spcr_console.port;
-	*baud = spcr_console.baud;
+	*out = spcr_console.uart;
 	return true;
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <console/console_setup.h>
+#include <boot/acpi.h>
+#include <lib/format.h>
 #include <log/log.h>
 #include <boot/options.h>
 #include <console/screen_console.h>
@@ -106,22 +108,53 @@ void console_setup(void)
 	}
 }
 
-void console_setup_auto(bool named, unsigned int port, unsigned int baud)
+/* "As the firmware left it" cannot be kept: the UART is set up anew. */
+static unsigned int auto_baud(unsigned int baud)
+{
+	if (baud == 0 || CONSOLE_DEFAULT_BAUD % baud != 0)
+		return CONSOLE_DEFAULT_BAUD;
+	return baud;
+}
+
+/* console=auto on a UART that is none of COM1-COM4: only it, if it answers. */
+static void setup_auto_other(const struct acpi_console *uart)
+{
+	struct wanted_consoles nothing = { .explicit = true };
+	unsigned int baud = auto_baud(uart->baud);
+	const char *why;
+	char where[64];
+
+	scnprintf(where, sizeof(where), uart->other.memory ? "the 16550 in memory at 0x%llx" :
+		  "the 16550 at I/O port 0x%llx", (unsigned long long)uart->other.address);
+	if (!serial_console_add_other(&uart->other, baud, &why)) {
+		ktap_note("console: console=auto: %s, which the SPCR names, is not used: %s; "
+			  "every console found prints", where, why);
+		return;
+	}
+	ktap_note("console: console=auto: %s (console spcr) at %u baud, as the SPCR names it",
+		  where, baud);
+	apply(&nothing);	/* the others stop: only the SPCR's prints */
+}
+
+void console_setup_auto(const struct acpi_console *uart)
 {
 	struct wanted_consoles wanted = { .explicit = true };
+	unsigned int port;
 
 	if (!want_chosen(&wanted))
 		return;
-	if (!named) {
+	if (!uart) {
 		ktap_note("console: console=auto: the SPCR names no UART the serial driver can use; "
 			  "every console found prints");
 		return;
 	}
+	if (uart->com < 0) {
+		setup_auto_other(uart);
+		return;
+	}
+	port = (unsigned int)uart->com;
 	wanted.serial[port] = true;
-	/* "As the firmware left it" cannot be kept: the UART is set up anew. */
-	wanted.baud[port] = baud ? baud : CONSOLE_DEFAULT_BAUD;
-	if (CONSOLE_DEFAULT_BAUD % wanted.baud[port] != 0)
-		wanted.baud[port] = CONSOLE_DEFAULT_BAUD;
+	wanted.baud[port] = auto_baud(uart->baud);
 	if (apply(&wanted) == 0) {
 		want_everything(&wanted);
 		apply(&wanted);

@@ -97,7 +97,7 @@ def report(tables, lines, out=sys.stdout):
         space, address = spcr[0].split()[:2]
         port = COM_PORTS.get(int(address, 16)) if space == "io" else None
         where = f"ttyS{port} (COM{port + 1})" if port is not None else \
-            "not a COM port the serial driver reaches: not used"
+            "none of COM1-COM4: console 'spcr', if a UART answers there"
         say(f"  SPCR: {spcr[0]}: {where}; console=auto prints there")
     elif spcr:
         say("  SPCR: present, names no UART trigos can use (the report below says why); "

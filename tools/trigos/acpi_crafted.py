@@ -121,9 +121,10 @@ def garbage_bytes(length):
     return bytes(out)
 
 
-def spcr(space, address, baud_code=7, interface_type=0):
+def spcr(space, address, baud_code=7, interface_type=0, bit_width=8, access_size=1):
     """An SPCR (Microsoft's Serial Port Console Redirection Table, revision 2, 80 bytes)."""
-    body = struct.pack("<B3xBBBBQBBIBBBBBBHHBBBIB4x", interface_type, space, 8, 0, 1, address,
+    body = struct.pack("<B3xBBBBQBBIBBBBBBHHBBBIB4x", interface_type, space, bit_width, 0,
+                       access_size, address,
                        1, 3, 3, baud_code, 0, 1, 0, 0, 0, 0xffff, 0xffff, 0, 0, 0, 0, 0)
     return table("SPCR", body, revision=2)
 
@@ -132,6 +133,10 @@ def spcr(space, address, baud_code=7, interface_type=0):
 TABLES = {
     "spcr-com2": lambda: spcr(1, 0x2f8),                # a BMC's UART at COM2, 115200 baud
     "spcr-address-0": lambda: spcr(0, 0),               # a desktop's SPCR naming nothing
+    "spcr-io-0x2e0": lambda: spcr(1, 0x2e0),            # a UART at none of COM1-COM4's ports
+    # A 16550 in memory, 32-bit registers 4 bytes apart (Linux: "mmio32"), where the
+    # machine has nothing: its probe must find no UART there.
+    "spcr-mmio32-absent": lambda: spcr(0, 0xd0000000, bit_width=32, access_size=3),
 }
 
 # name: (image builder, text a report must contain)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * 16550 UART console backends (COM1-COM4, ttyS0-ttyS3).
+ * 16550 UART console backends: COM1-COM4 (ttyS0-ttyS3) at their legacy ISA
+ * ports (what firmware and Linux assume), and the UART an SPCR names when it
+ * is none of them (I/O or memory space).
  *
  * The UART is probed before use: a machine may have none (many laptops, QEMU
  * with -serial none), and reading a missing port returns 0xff, so a plain
@@ -9,11 +11,10 @@
  * from the PC16550D data sheet), and every wait is bounded.
  */
 #include <log/console.h>
+#include <arch/paging.h>
 #include <arch/serial.h>
 #include <asm/instructions.h>
 
-/* The legacy ISA addresses of COM1-COM4 (what firmware and Linux assume). */
-static const uint16_t serial_ports[SERIAL_PORT_COUNT] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
 
 #define REGISTER_DATA			0	/* with DLAB=1: divisor low */
 #define REGISTER_INTERRUPT_ENABLE	1	/* with DLAB=1: divisor high */
@@ -34,50 +35,95 @@ static const uint16_t serial_ports[SERIAL_PORT_COUNT] = { 0x3f8, 0x2f8, 0x3e8, 0
 #define UART_CLOCK_DIVISOR_BASE		115200
 #define TRANSMIT_WAIT_LIMIT		100000
 
-static bool uart_present(uint16_t port)
+/*
+ * Where one UART's registers are: I/O ports (COM1-COM4, or any port an SPCR
+ * names) or memory, where @width is both the access width and the distance
+ * between two registers, as Linux's 8250 driver takes an SPCR's "mmio",
+ * "mmio16" and "mmio32" UARTs (drivers/acpi/spcr.c, regshift = log2 width).
+ */
+struct uart {
+	uint16_t port;			/* I/O: the base port */
+	volatile uint8_t *mmio;		/* memory: the mapped base, else NULL */
+	unsigned int width;		/* memory: 1, 2 or 4 bytes */
+};
+
+static uint8_t uart_in(const struct uart *uart, unsigned int reg)
+{
+	if (!uart->mmio)
+		return inb((uint16_t)(uart->port + reg));
+	switch (uart->width) {
+	case 4:
+		return (uint8_t)*(volatile uint32_t *)(uart->mmio + reg * 4);
+	case 2:
+		return (uint8_t)*(volatile uint16_t *)(uart->mmio + reg * 2);
+	default:
+		return uart->mmio[reg];
+	}
+}
+
+static void uart_out(const struct uart *uart, unsigned int reg, uint8_t value)
+{
+	if (!uart->mmio) {
+		outb((uint16_t)(uart->port + reg), value);
+		return;
+	}
+	switch (uart->width) {
+	case 4:
+		*(volatile uint32_t *)(uart->mmio + reg * 4) = value;
+		break;
+	case 2:
+		*(volatile uint16_t *)(uart->mmio + reg * 2) = value;
+		break;
+	default:
+		uart->mmio[reg] = value;
+		break;
+	}
+}
+
+static bool uart_present(const struct uart *uart)
 {
 	/* The scratch register keeps what is written (absent on an 8250 only). */
-	outb(port + REGISTER_SCRATCH, 0x5a);
-	if (inb(port + REGISTER_SCRATCH) != 0x5a)
+	uart_out(uart, REGISTER_SCRATCH, 0x5a);
+	if (uart_in(uart, REGISTER_SCRATCH) != 0x5a)
 		return false;
-	outb(port + REGISTER_SCRATCH, 0xa5);
-	if (inb(port + REGISTER_SCRATCH) != 0xa5)
+	uart_out(uart, REGISTER_SCRATCH, 0xa5);
+	if (uart_in(uart, REGISTER_SCRATCH) != 0xa5)
 		return false;
 
 	/* In loopback mode a byte sent comes back as a byte received. */
-	outb(port + REGISTER_MODEM_CONTROL, MODEM_CONTROL_LOOPBACK | MODEM_CONTROL_DTR_RTS_OUT2);
-	outb(port + REGISTER_DATA, 0xae);
+	uart_out(uart, REGISTER_MODEM_CONTROL, MODEM_CONTROL_LOOPBACK | MODEM_CONTROL_DTR_RTS_OUT2);
+	uart_out(uart, REGISTER_DATA, 0xae);
 	for (int tries = 0; tries < 1000; tries++) {
-		if (inb(port + REGISTER_LINE_STATUS) & 0x01)
+		if (uart_in(uart, REGISTER_LINE_STATUS) & 0x01)
 			break;
 	}
-	if (inb(port + REGISTER_DATA) != 0xae)
+	if (uart_in(uart, REGISTER_DATA) != 0xae)
 		return false;
-	outb(port + REGISTER_MODEM_CONTROL, MODEM_CONTROL_DTR_RTS_OUT2);
+	uart_out(uart, REGISTER_MODEM_CONTROL, MODEM_CONTROL_DTR_RTS_OUT2);
 	return true;
 }
 
-static void uart_setup(uint16_t port, unsigned int baud)
+static void uart_setup(const struct uart *uart, unsigned int baud)
 {
 	unsigned int divisor = UART_CLOCK_DIVISOR_BASE / baud;
 
-	outb(port + REGISTER_INTERRUPT_ENABLE, 0);	/* polled: no UART interrupts */
-	outb(port + REGISTER_LINE_CONTROL, LINE_CONTROL_DLAB);
-	outb(port + REGISTER_DATA, divisor & 0xff);
-	outb(port + REGISTER_INTERRUPT_ENABLE, divisor >> 8);
-	outb(port + REGISTER_LINE_CONTROL, LINE_CONTROL_8N1);
-	outb(port + REGISTER_FIFO_CONTROL, FIFO_ENABLE_AND_CLEAR);
-	outb(port + REGISTER_MODEM_CONTROL, MODEM_CONTROL_DTR_RTS_OUT2);
+	uart_out(uart, REGISTER_INTERRUPT_ENABLE, 0);	/* polled: no UART interrupts */
+	uart_out(uart, REGISTER_LINE_CONTROL, LINE_CONTROL_DLAB);
+	uart_out(uart, REGISTER_DATA, divisor & 0xff);
+	uart_out(uart, REGISTER_INTERRUPT_ENABLE, (uint8_t)(divisor >> 8));
+	uart_out(uart, REGISTER_LINE_CONTROL, LINE_CONTROL_8N1);
+	uart_out(uart, REGISTER_FIFO_CONTROL, FIFO_ENABLE_AND_CLEAR);
+	uart_out(uart, REGISTER_MODEM_CONTROL, MODEM_CONTROL_DTR_RTS_OUT2);
 }
 
-static void uart_put(uint16_t port, char character)
+static void uart_put(const struct uart *uart, char character)
 {
 	for (int wait = 0; wait < TRANSMIT_WAIT_LIMIT; wait++) {
-		if (inb(port + REGISTER_LINE_STATUS) & LINE_STATUS_TRANSMIT_EMPTY)
+		if (uart_in(uart, REGISTER_LINE_STATUS) & LINE_STATUS_TRANSMIT_EMPTY)
 			break;
 		arch_cpu_relax();
 	}
-	outb(port + REGISTER_DATA, (uint8_t)character);
+	uart_out(uart, REGISTER_DATA, (uint8_t)character);
 }
 
 /*
@@ -86,56 +132,107 @@ static void uart_put(uint16_t port, char character)
  * terminal shows it with LF mapped to CR LF (picocom --imap lfcrlf,
  * minicom's "add carriage return").
  */
-static void uart_write(uint16_t port, const char *text, size_t length)
+static void uart_write(const struct uart *uart, const char *text, size_t length)
 {
 	for (size_t i = 0; i < length; i++)
-		uart_put(port, text[i]);
+		uart_put(uart, text[i]);
 }
+
+/* COM1-COM4, then the SPCR's UART when it is none of them. */
+#define SERIAL_SLOTS		(SERIAL_PORT_COUNT + 1)
+#define SPCR_SLOT		SERIAL_PORT_COUNT
+
+static struct uart uarts[SERIAL_SLOTS] = {
+	{ .port = 0x3f8 }, { .port = 0x2f8 }, { .port = 0x3e8 }, { .port = 0x2e8 },
+};
 
 #define DEFINE_SERIAL_WRITER(index)					\
 	static void serial_write_##index(const char *text, size_t length)	\
 	{									\
-		uart_write(serial_ports[index], text, length);			\
+		uart_write(&uarts[index], text, length);			\
 	}
 
 DEFINE_SERIAL_WRITER(0)
 DEFINE_SERIAL_WRITER(1)
 DEFINE_SERIAL_WRITER(2)
 DEFINE_SERIAL_WRITER(3)
+DEFINE_SERIAL_WRITER(4)
 
-static struct console_backend serial_backends[SERIAL_PORT_COUNT] = {
+static struct console_backend serial_backends[SERIAL_SLOTS] = {
 	{ .name = "com1", .write = serial_write_0 },
 	{ .name = "com2", .write = serial_write_1 },
 	{ .name = "com3", .write = serial_write_2 },
 	{ .name = "com4", .write = serial_write_3 },
+	{ .name = "spcr", .write = serial_write_4 },
 };
-static bool serial_registered[SERIAL_PORT_COUNT];
+static bool serial_registered[SERIAL_SLOTS];
 
 uint16_t serial_port_address(unsigned int index)
 {
-	return index < SERIAL_PORT_COUNT ? serial_ports[index] : 0;
+	return index < SERIAL_PORT_COUNT ? uarts[index].port : 0;
 }
 
-bool serial_console_add(unsigned int index, unsigned int baud)
+static bool serial_slot_add(unsigned int slot, unsigned int baud)
 {
-	if (index >= SERIAL_PORT_COUNT || baud == 0 || UART_CLOCK_DIVISOR_BASE % baud != 0)
+	if (baud == 0 || UART_CLOCK_DIVISOR_BASE % baud != 0)
 		return false;
-	if (!serial_registered[index] && !uart_present(serial_ports[index]))
+	if (!serial_registered[slot] && !uart_present(&uarts[slot]))
 		return false;
-	uart_setup(serial_ports[index], baud);
-	if (!serial_registered[index]) {
-		console_register(&serial_backends[index]);
-		serial_registered[index] = true;
+	uart_setup(&uarts[slot], baud);
+	if (!serial_registered[slot]) {
+		console_register(&serial_backends[slot]);
+		serial_registered[slot] = true;
 	}
 	return true;
 }
 
+bool serial_console_add(unsigned int index, unsigned int baud)
+{
+	return index < SERIAL_PORT_COUNT && serial_slot_add(index, baud);
+}
+
 void serial_console_remove(unsigned int index)
 {
-	if (index < SERIAL_PORT_COUNT && serial_registered[index]) {
+	if (index < SERIAL_SLOTS && serial_registered[index]) {
 		console_unregister(&serial_backends[index]);
 		serial_registered[index] = false;
 	}
+}
+
+bool serial_console_add_other(const struct serial_uart_address *where, unsigned int baud,
+			      const char **why)
+{
+	struct uart uart = { 0 };
+
+	*why = NULL;
+	if (serial_registered[SPCR_SLOT]) {
+		*why = "a UART is already in use there";
+		return false;
+	}
+	if (!where->memory) {
+		if (where->address > 0xfff8) {
+			*why = "its I/O port is out of range";
+			return false;
+		}
+		uart.port = (uint16_t)where->address;
+	} else {
+		if (where->width != 1 && where->width != 2 && where->width != 4) {
+			*why = "its register width is not 1, 2 or 4 bytes";
+			return false;
+		}
+		uart.width = where->width;
+		uart.mmio = map_phys(where->address, 8 * where->width, MAP_WRITE | MAP_UNCACHED);
+		if (!uart.mmio) {
+			*why = "its registers cannot be mapped";
+			return false;
+		}
+	}
+	uarts[SPCR_SLOT] = uart;
+	if (!serial_slot_add(SPCR_SLOT, baud)) {
+		*why = "no UART answers there";
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -147,11 +244,11 @@ void serial_console_remove(unsigned int index)
  */
 void serial_drain(void)
 {
-	for (unsigned int index = 0; index < SERIAL_PORT_COUNT; index++) {
+	for (unsigned int index = 0; index < SERIAL_SLOTS; index++) {
 		if (!serial_registered[index])
 			continue;
 		for (int wait = 0; wait < TRANSMIT_WAIT_LIMIT; wait++) {
-			if (inb(serial_ports[index] + REGISTER_LINE_STATUS) &
+			if (uart_in(&uarts[index], REGISTER_LINE_STATUS) &
 			    LINE_STATUS_TRANSMITTER_IDLE)
 				break;
 			arch_cpu_relax();

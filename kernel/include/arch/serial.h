@@ -18,6 +18,23 @@ bool serial_console_init(void);
  */
 bool serial_console_add(unsigned int index, unsigned int baud);
 
+/** struct serial_uart_address - a 16550 that is none of COM1-COM4 (an SPCR's) */
+struct serial_uart_address {
+	bool memory;		/* false: an I/O port base */
+	uint64_t address;
+	unsigned int width;	/* memory: bytes per access, and between registers */
+};
+
+/**
+ * serial_console_add_other - probe the 16550 at @where and print to it at
+ * @baud (a divisor of 115200), as console "spcr"
+ * @why: set to why not, when it returns false
+ *
+ * Return: false when its address is unusable or no UART answers there.
+ */
+bool serial_console_add_other(const struct serial_uart_address *where, unsigned int baud,
+			      const char **why);
+
 /** serial_console_remove - stop printing to COM<@index + 1>, if it was used */
 void serial_console_remove(unsigned int index);
 

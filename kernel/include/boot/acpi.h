@@ -8,6 +8,7 @@
  */
 
 #include <stdbool.h>
+#include <arch/serial.h>
 #include <lib/acpi_tables.h>
 
 /** acpi_init - find the RSDP (boot loader, then BIOS areas), check every table */
@@ -17,14 +18,25 @@ void acpi_init(void);
 const struct acpi_tables *acpi_tables_get(void);
 
 /**
- * acpi_console_uart - the COM port the SPCR names for the console, if usable
- * @port: set to 0..3 (ttyS0..ttyS3)
- * @baud: set to the SPCR's baud rate; 0 when it says "as the firmware left it"
- *
- * Return: false when there is no SPCR or it names nothing the serial driver
- * can use (acpi_init() has said why).
+ * struct acpi_console - the UART the SPCR names for the console
+ * @com: 0..3 when it is COM1-COM4 (ttyS0..ttyS3), else -1: @other says where
+ * @other: its I/O port or memory address and register width
+ * @baud: the SPCR's baud rate; 0 when it says "as the firmware left it"
  */
-bool acpi_console_uart(unsigned int *port, unsigned int *baud);
+struct acpi_console {
+	int com;
+	struct serial_uart_address other;
+	unsigned int baud;
+};
+
+/**
+ * acpi_console_uart - the UART the SPCR names for the console, if usable
+ * @out: filled in when it returns true
+ *
+ * Return: false when there is no SPCR or it names no 16550 (acpi_init()
+ * has said why).
+ */
+bool acpi_console_uart(struct acpi_console *out);
 
 /** acpi_fadt_get - the parsed FADT, or NULL if there is none (or it is broken) */
 const struct acpi_fadt *acpi_fadt_get(void);

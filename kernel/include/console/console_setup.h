@@ -9,20 +9,21 @@
 
 #include <stdbool.h>
 
+struct acpi_console;
+
 
 /** console_setup - apply the console= words; call before ktap_header() */
 void console_setup(void);
 
 /**
  * console_setup_auto - console=auto: print to the UART the firmware's SPCR names
- * @named: whether the SPCR names a usable one (acpi_console_uart())
- * @port: 0..3, its COM port
- * @baud: its baud rate, 0 for "as the firmware left it" (115200 then)
+ * @uart: the one it names (acpi_console_uart()), NULL when it names none;
+ *        a baud rate of 0 ("as the firmware left it") means 115200
  *
  * Without console=auto, nothing changes.  Until this is called (after the
  * ACPI tables are read), console=auto prints to every console found; so it
  * does after, when the SPCR names nothing usable or its UART does not answer.
  */
-void console_setup_auto(bool named, unsigned int port, unsigned int baud);
+void console_setup_auto(const struct acpi_console *uart);
 
 #endif
