@@ -338,7 +338,8 @@ static bool wait_common(trigger_t *trigger, uint64_t deadline_cycles, void *site
 		if (!lost)
 			state->kicked_late++;
 	}
-	state->last_saw_kick = moved;
+	/* Its kick came, unless its wake-up was lost: that one stays "still without a kick". */
+	state->last_saw_kick = moved && (trigger_wake_saw_kick(wake) || !lost);
 	state->seen = generation;	/* the implicit reset */
 	/* Kicked: not the deadline's return, whatever woke it. */
 	return wake != TRIGGER_WAKE_DEADLINE || moved;
@@ -481,8 +482,9 @@ static void account_sequence(struct trigger_wait_state *state)
 	/*
 	 * Its kick came during its last wait when that wait found the
 	 * generation moved, even if another interrupt woke it first (a late
-	 * kicker): the implicit reset took that kick's generation, so
-	 * confirm_later() would wait for a kick that has already come.
+	 * kicker, its wake-up not judged lost): the implicit reset took that
+	 * kick's generation, so confirm_later() would wait for a kick that
+	 * has already come.
 	 */
 	if (state->waits == 0)
 		add_to_user(user, before_waiting, 1);

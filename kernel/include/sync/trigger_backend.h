@@ -77,7 +77,8 @@ struct trigger_counters {
  *  - before_waiting: the condition already held; no trigger_wait() at all;
  *  - by_kick: the last wait found the kick's generation at its return,
  *    whatever ended it (a trigger_wake_saw_kick(), or a late kicker's
- *    interrupt or deadline: the kick had come);
+ *    interrupt or deadline: the kick had come; not when the evidence
+ *    judged its wake-up lost);
  *  - before_its_kick: the last return did not see a kick (an unrelated
  *    interrupt, or a spurious return) but the caller found its condition
  *    true, and the kick did come afterwards: the kicker had set the
