@@ -15,7 +15,6 @@
 #include <arch/serial.h>
 #include <asm/instructions.h>
 
-
 #define REGISTER_DATA			0	/* with DLAB=1: divisor low */
 #define REGISTER_INTERRUPT_ENABLE	1	/* with DLAB=1: divisor high */
 #define REGISTER_FIFO_CONTROL		2

@@ -11,7 +11,6 @@
 
 struct acpi_console;
 
-
 /** console_setup - apply the console= words; call before ktap_header() */
 void console_setup(void);
 
