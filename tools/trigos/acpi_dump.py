@@ -23,6 +23,7 @@ import os
 import re
 import struct
 import subprocess
+import tempfile
 
 RSDP_ADDRESS = 0x000e0000
 XSDT_ADDRESS = 0x10000000
@@ -189,7 +190,6 @@ def decode_with_iasl(tables, iasl="iasl", warn=None):
     A table iasl cannot disassemble is left out; @warn(text) is told which.
     Raises OSError when iasl cannot be run.
     """
-    import tempfile
     parts = []
     with tempfile.TemporaryDirectory(prefix="trigos-iasl-") as directory:
         names = []
