@@ -335,33 +335,33 @@ class VcpuStaller(threading.Thread):
         if self.done == len(self.stalls):
             self.note(f"vCPU stalls: all {self.done} done")
 
-    def _catch_lock(self, tid, threads):
-        """Stop a vCPU thread at a moment it holds the global lock: (tries, thread) or None.
+    def _catch_lock(self, cpu, threads):
+        """Stop a vCPU thread at a moment it holds the global lock: (tries, cpu) or None.
 
-        The planned thread @tid is tried alone for LOCK_PLANNED_SECONDS, then
-        every vCPU thread in turn, @tid's followers first.  A vCPU halted in
-        HLT waits for an interrupt with the lock free, so the planned one may
-        hold it never again (a run's last seconds may leave it idle); whichever
-        vCPU holds the lock, stopping it stops the whole machine.
+        The planned vCPU @cpu is tried alone for LOCK_PLANNED_SECONDS, then
+        every vCPU in turn.  A vCPU halted in HLT waits for an interrupt with
+        the lock free, so the planned one may hold it never again (a run's
+        last seconds may leave it idle); whichever vCPU holds the lock,
+        stopping it stops the whole machine.
         """
         start = time.monotonic()
         deadline = start + LOCK_GIVE_UP_SECONDS
-        order = sorted(threads.values())
-        order = order[order.index(tid):] + order[:order.index(tid)] if tid in order else [tid]
-        rng = random.Random(self.spec.seed + tid)
+        order = sorted(threads)
+        rng = random.Random(self.spec.seed + threads[cpu])
         for attempt in range(1, LOCK_TRIES + 1):
             now = time.monotonic()
             if self._cancelled.is_set() or now > deadline:
                 return None
-            candidate = tid if now - start < LOCK_PLANNED_SECONDS else order[attempt % len(order)]
-            self.tracer.stop(candidate)
+            candidate = cpu if now - start < LOCK_PLANNED_SECONDS else order[attempt % len(order)]
+            tid = threads[candidate]
+            self.tracer.stop(tid)
             if not self.qmp.send("query-status"):
-                self.tracer.release(candidate)
+                self.tracer.release(tid)
                 return None
             answer = self.qmp.wait_reply(LOCK_PROBE_SECONDS)
             if answer is None and thread_syscall(self.pid, self.pid) == SYSCALL_FUTEX:
                 return attempt, candidate
-            self.tracer.release(candidate)
+            self.tracer.release(tid)
             if answer is None:
                 self.qmp.wait_reply(1.0)      # a slow answer, not a held lock
             time.sleep(rng.uniform(0.0, 0.02))
@@ -369,30 +369,28 @@ class VcpuStaller(threading.Thread):
 
     def _stall(self, stall, tid, threads):
         count = len(self.stalls)
-        others = [other for cpu, other in threads.items() if other != tid]
         tries = None
         lock_held = None
         if self.spec.lock:
-            caught = self._catch_lock(tid, threads)
+            caught = self._catch_lock(stall.cpu, threads)
             if caught is None:
                 self.note(f"stall {stall.number} of {count}: no vCPU found holding QEMU's "
                           f"global lock (vCPU {stall.cpu}, thread {tid}, planned); skipped")
                 return
-            tries, caught_tid = caught
-            if caught_tid != tid:
-                cpu = next(cpu for cpu, thread in threads.items() if thread == caught_tid)
+            tries, cpu = caught
+            if cpu != stall.cpu:
                 self.note(f"stall {stall.number} of {count}: vCPU {stall.cpu} (thread {tid}) "
                           f"not found holding QEMU's global lock in {LOCK_PLANNED_SECONDS:g} s "
                           f"(halted?): vCPU {cpu} stopped instead")
                 stall = Stall(stall.number, stall.start, cpu, stall.seconds)
-                tid = caught_tid
-                others = [other for other in threads.values() if other != tid]
+                tid = threads[cpu]
         else:
             self.tracer.stop(tid)
             # Whether the machine runs on: QEMU's main loop answers unless
             # the thread was stopped, by chance, holding the global lock.
             if self.qmp.send("query-status"):
                 lock_held = self.qmp.wait_reply(LOCK_PROBE_SECONDS) is None
+        others = [other for other in threads.values() if other != tid]
         before = thread_ticks(self.pid, tid)
         before_other = [thread_ticks(self.pid, other) for other in others]
         stopped_at = self.now()
