@@ -48,15 +48,13 @@ static bool keep(const char *line)
 	return true;
 }
 
-void ktap_note(const char *format, ...)
+/* @now: print even while held (ktap_note_now()); before the header every note is kept. */
+static void note(bool now, const char *format, va_list args)
 {
 	char line[CONSOLE_LINE_MAX - 4];
-	va_list args;
 
-	va_start(args, format);
 	vsnprintf(line, sizeof(line), format, args);
-	va_end(args);
-	if (header_printed && !__atomic_load_n(&holding, __ATOMIC_ACQUIRE)) {
+	if (header_printed && (now || !__atomic_load_n(&holding, __ATOMIC_ACQUIRE))) {
 		kprintf("%*s# %s\n", (int)(indent_level * 4), "", line);
 		return;
 	}
@@ -69,6 +67,24 @@ void ktap_note(const char *format, ...)
 	/* Held, and no room left (dump=, many CPUs failing): better late than lost. */
 	ktap_flush_notes();
 	kprintf("# %s\n", line);
+}
+
+void ktap_note(const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	note(false, format, args);
+	va_end(args);
+}
+
+void ktap_note_now(const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	note(true, format, args);
+	va_end(args);
 }
 
 void ktap_flush_notes(void)

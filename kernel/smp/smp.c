@@ -228,6 +228,13 @@ static void prepare_aps(void)
 		arch_smp_prepare_cpu(&cpus[i]);
 	/* Before any AP can kick aps_online_trigger (see the wait below). */
 	trigger_backend_set(TRIGGER_BACKEND_HLT);
+	/*
+	 * This line and the last AP's (ap_online()) are printed at once, the
+	 * other notes being held: the host stamps their arrival, so that
+	 * tools/bench can time bring-up as it times kvm-unit-tests' (from its
+	 * BSP's last line before INIT to its last AP's "online"), on one clock.
+	 */
+	ktap_note_now("smp: sending INIT and STARTUP to %u APs", smp_summary.present - 1);
 	smp_summary.first_init_cycles = cycles();
 }
 
@@ -346,7 +353,9 @@ void ap_online(struct cpu *cpu)
 		udelay(kernel_options.smp_ap_delay_us);	/* a late AP: the BSP waits for its kick */
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&smp_summary.online, 1, __ATOMIC_ACQ_REL);
+	if (__atomic_add_fetch(&smp_summary.online, 1, __ATOMIC_ACQ_REL) == smp_summary.present)
+		ktap_note_now("smp: all %u CPUs online, cpu %u the last", smp_summary.present,
+			      cpu->id);	/* timed by the host, with prepare_aps()'s line */
 	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
 		trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
 	cpu_idle_loop();

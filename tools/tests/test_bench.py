@@ -1,6 +1,7 @@
 """Tests of tools/bench: BENCH-line parsing, naming, tables and --compare (no QEMU needed)."""
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -201,6 +202,73 @@ class Tables(unittest.TestCase):
         self.assertEqual(rows[1][1:], ["2", "30", "70", "0.50 [0.20-0.57]", "3"])
         self.assertEqual(len(rows), 2)
         self.assertIsNone(bench_results.peer_ratio_table({"runs": [ipi(50, 20)]}))
+
+    def test_peer_ratios_keep_a_boot_without_the_figure_in_its_place(self):
+        """A trigos boot that lost a host-observed line still pairs with the peer's boot i."""
+        def bringup(observed):
+            results = [] if observed is None else [
+                {"name": "ap_bringup", "cpus": 2, "unit": "us", "value": observed,
+                 "clock": "host-observed"}]
+            return run("bringup-2cpu", results + [
+                {"name": "ap_bringup", "cpus": 2, "unit": "us", "value": 1}],
+                timed="QEMU start to exit")
+
+        def smptest(observed):
+            return run("kvm-unit-tests-smptest-2cpu", [
+                {"name": "ap_bringup", "cpus": 2, "unit": "us", "value": observed,
+                 "peer": "kvm-unit-tests", "clock": "host-observed"}], family="bringup",
+                peer="kvm-unit-tests")
+        report = {"runs": [bringup(100), smptest(200), bringup(None), smptest(1000),
+                           bringup(300), smptest(300)]}
+        rows = bench_results.peer_ratio_table(report)[2]
+        # Boot 2 has no trigos figure: pairs (100, 200) and (300, 300) only, never 300/1000.
+        self.assertEqual(rows[0][1:], ["2", "200", "300", "0.75 [0.50-1.00]", "2"])
+        self.assertIn("host-observed", rows[0][0])
+        # trigos's TSC figure (no clock) is never paired with the peer's host-observed one.
+        self.assertNotIn("1", [row[2] for row in rows])
+        self.assertIn("both QEMU start to exit", rows[1][0])
+
+    def test_host_observed_bring_up_spans_the_kernels_two_lines(self):
+        lines = [(0.30, ""), (0.31, "KTAP version 1"),
+                 (0.40, "# smp: sending INIT and STARTUP to 7 APs"),
+                 (0.4025, "# smp: all 8 CPUs online, cpu 3 the last"), (0.5, "# RESULT: PASS")]
+        records = {record["name"]: record for record in bench.host_observed_records(lines, 8)}
+        self.assertEqual(records["qemu_start_to_first_line"]["value"], 310000)
+        self.assertEqual(records["ap_bringup"]["value"], 2500)
+        self.assertEqual(records["ap_bringup"]["clock"], "host-observed")
+        self.assertEqual(records["ap_bringup"]["cpus"], 8)
+        self.assertEqual([record["name"] for record in
+                          bench.host_observed_records(lines[:3], 8)],
+                         ["qemu_start_to_first_line"])
+
+    def test_the_bring_up_lines_are_the_kernels(self):
+        """The patterns match what kernel/smp/smp.c prints, numbers put in."""
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "kernel", "smp",
+                               "smp.c")) as smp_c:
+            source = smp_c.read()
+        formats = re.findall(r'ktap_note_now\("([^"]*)"', source)
+        self.assertEqual(len(formats), 2)
+        printed = ["# " + re.sub(r"%u", "7", text) for text in formats]
+        self.assertTrue(bench.BRINGUP_STARTS.match(printed[0]), printed[0])
+        self.assertTrue(bench.BRINGUP_ENDS.match(printed[1]), printed[1])
+
+    def test_bring_up_sections_booted_by_kernel_are_started_by_bench(self):
+        def entry(name, words, groups=("bringup",)):
+            return mock.Mock(name=name, run_args=words, groups=list(groups))
+        command = bench.host_timed_command(entry("bringup-8cpu", ["--boot", "kernel", "--cpus",
+                                                                  "8"]),
+                                           "x.iso", "k.elf", "bench=boot")
+        self.assertEqual(command[0], "qemu-system-x86_64")
+        self.assertIn("k.elf", command)
+        self.assertEqual(command[command.index("-smp") + 1], "8")
+        self.assertEqual(command[command.index("-append") + 1], "bench=boot")
+        self.assertNotIn("-qmp", command)
+        self.assertIsNone(bench.host_timed_command(
+            entry("ipi-2cpu", ["--boot", "kernel"], groups=("ipi",)), "x.iso", "k.elf", None))
+        self.assertIsNone(bench.host_timed_command(
+            entry("bringup-cd", ["--boot", "cdrom"]), "x.iso", "k.elf", None))
+        self.assertIsNone(bench.host_timed_command(
+            entry("bringup-bochs", ["--emulator", "bochs"]), "x.iso", "k.elf", None))
 
     def test_against_builds_take_turns_to_boot_first(self):
         from trigos import bench

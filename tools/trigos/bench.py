@@ -75,7 +75,7 @@ import subprocess
 import sys
 import time
 
-from . import bench_results, kvm_unit_tests, matrix, peer, plot
+from . import bench_results, kvm_unit_tests, matrix, peer, peer_timing, plot, qemu, run, verdict
 from .cli import ROOT, entry_script
 
 # --- Running -----------------------------------------------------------------
@@ -201,21 +201,86 @@ class Progress:
         self.out.flush()
 
 
-def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
-    """Boot @entry once; @build: (iso, kernel) of another build than --iso/--kernel."""
-    iso, kernel = build or (args.iso, args.kernel)
+# The two lines the kernel prints at once around AP bring-up (kernel/smp/smp.c).
+BRINGUP_STARTS = re.compile(r"^# smp: sending INIT and STARTUP to \d+ APs$")
+BRINGUP_ENDS = re.compile(r"^# smp: all \d+ CPUs online, cpu \d+ the last$")
+DEFAULT_TIMEOUT = 60        # tools/run's
+
+
+def host_timed_command(entry, iso, kernel, cmdline):
+    """QEMU's command for @entry when this tool starts it itself, as it starts
+    kvm-unit-tests (kvm_unit_tests.boot()), or None.
+
+    A bring-up section booted by --boot kernel in Debian's QEMU is timed from
+    QEMU's start to its exit with the peer's clock, the host's, its serial
+    lines stamped as they arrive (peer_timing.run_timed()): through tools/run
+    the whole run would include a Python start and tools/run's own work,
+    which the peer's does not."""
+    if "bringup" not in entry.groups:
+        return None
+    words = ["--iso", iso, "--kernel", kernel] + list(entry.run_args)
+    if cmdline is not None:
+        words += ["--cmdline", cmdline]
+    try:
+        options = run.parse_args(words)
+    except SystemExit:
+        return None     # tools/run will say what is wrong with the section
+    if (options.emulator, options.emulator_version, options.boot) != ("qemu", "system", "kernel") \
+            or options.stall_vcpus or options.gdb is not None or options.acpi_tables \
+            or options.screendump:
+        return None
+    return qemu.build_command(run.config_from_args(options))
+
+
+def host_observed_records(lines, cpus):
+    """BENCH records of the host's clock from @lines [(seconds since QEMU started, text)]:
+    QEMU start to the first line, and AP bring-up from the line before the first INIT to
+    the last AP's "online" line, as kvm_unit_tests.records() times the peer's."""
+    first = started = ended = None
+    for seconds, raw in lines:
+        line = raw.rstrip("\r")
+        if first is None and line.strip():
+            first = seconds
+        if started is None and BRINGUP_STARTS.match(line):
+            started = seconds
+        if ended is None and BRINGUP_ENDS.match(line):
+            ended = seconds
+    records = []
+    if first is not None:
+        records.append(peer_timing.host_record("qemu_start_to_first_line", cpus, first))
+    if started is not None and ended is not None:
+        records.append(peer_timing.host_record("ap_bringup", cpus, ended - started))
+    return records
+
+
+def boot_host_timed(command, log_path, timeout, tick, sampler):
+    """(tools/run's exit status, wall seconds QEMU start to exit, host-observed records)."""
+    def poll(process, seconds):
+        sampler.poll(process.pid)
+        if tick:
+            tick(seconds)
+
+    done = peer_timing.run_timed(command, log_path, timeout, on_tick=poll)
+    sampler.poll(None)      # the log's last lines
+    if done["exit"] is None:
+        status = verdict.RUN_SETUP
+    elif done["timed_out"]:
+        status = verdict.RUN_TIMEOUT
+    else:
+        status = qemu.verdict_for_exit(done["exit"])[0]
+    cpus = next((int(word) for before, word in zip(command, command[1:])
+                 if before == "-smp" and word.isdigit()), None)
+    return status, done["wall_seconds"], host_observed_records(done["lines"], cpus)
+
+
+def boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler):
+    """(tools/run's exit status, wall seconds of tools/run): any other section."""
     command = [sys.executable, entry_script("run"), "--quiet", "--log", log_path,
                "--iso", iso, "--kernel", kernel] + list(entry.run_args)
-    cmdline = entry.cmdline
-    if seed is not None:        # the last seed= word wins
-        cmdline = ((cmdline or "") + " seed=%d" % seed).strip()
     if cmdline is not None:
         command += ["--cmdline", cmdline]
     if entry.timeout:
         command += ["--timeout", str(entry.timeout)]
-    if os.path.exists(log_path):
-        os.remove(log_path)
-    sampler = PhaseSampler(log_path)
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     qemu_pid = None
@@ -227,7 +292,25 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
             tick(time.monotonic() - start)
         time.sleep(0.05)
     sampler.poll(qemu_pid)
-    wall = time.monotonic() - start
+    return process.returncode, time.monotonic() - start
+
+
+def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
+    """Boot @entry once; @build: (iso, kernel) of another build than --iso/--kernel."""
+    iso, kernel = build or (args.iso, args.kernel)
+    cmdline = entry.cmdline
+    if seed is not None:        # the last seed= word wins
+        cmdline = ((cmdline or "") + " seed=%d" % seed).strip()
+    if os.path.exists(log_path):
+        os.remove(log_path)
+    sampler = PhaseSampler(log_path)
+    host_timed = host_timed_command(entry, iso, kernel, cmdline)
+    host_records = []
+    if host_timed:
+        status, wall, host_records = boot_host_timed(host_timed, log_path, entry.timeout or
+                                                     DEFAULT_TIMEOUT, tick, sampler)
+    else:
+        status, wall = boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler)
     try:
         with open(log_path, encoding="utf-8", errors="replace") as log:
             results, problems = bench_results.parse_bench_lines(log)
@@ -239,9 +322,11 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
     results, refused = bench_results.refuse_unreliable_times(header, results)
     run = {"config": entry.name, "run": " ".join(entry.run_args), "cmdline": cmdline,
            "emulator": bench_results.run_emulator(entry.run_args), "seed": seed,
-           "exit": process.returncode, "wall_seconds": round(wall, 3), "log": log_path,
+           "exit": status, "wall_seconds": round(wall, 3) if wall is not None else None,
+           "log": log_path, "timed": "QEMU start to exit" if host_timed else "tools/run",
            "header": header, "unreliable_clock": bool(header and header.get("unreliable_clock")),
-           "refused": refused, "results": results + sampler.results, "problems": problems}
+           "refused": refused, "results": results + host_records + sampler.results,
+           "problems": problems}
     if bench_results.simulated(run):
         run["simulated"] = bench_results.SIMULATED
         for record in run["results"]:

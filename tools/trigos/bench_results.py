@@ -17,6 +17,8 @@ import math
 import re
 import statistics
 
+from .peer_timing import HOST_OBSERVED
+
 
 BENCH_FORMAT_VERSION = 1
 BENCH_LINE = re.compile(r"^\s*# BENCH (\{.*\})\s*$")
@@ -299,10 +301,14 @@ def build_tables(report):
 
 KUT = "kvm-unit-tests"
 WALL = None     # a pairing's figure name for the whole QEMU run's wall time
+ANY_CLOCK = object()
 # (family, trigos figure, kvm-unit-tests figure, what the ratio compares).  The
 # halted round trip's mean is vmexit `ipi`'s own statistic (tests/bench_ipi.c);
-# the p50 rows set trigos's per-boot median beside that mean.  No AP bring-up
-# row: trigos times its own (TSC), the peer's is host-observed.
+# the p50 rows set trigos's per-boot median beside that mean.  A figure named
+# (name, clock) is that clock's: AP bring-up is paired host-observed on both
+# sides (tools/bench starts trigos's bring-up QEMU itself and stamps its two
+# bring-up lines as it stamps the peer's), never trigos's TSC against the host.
+HOST = HOST_OBSERVED
 PEER_PAIRS = (
     ("ipi-call-stop", "ipi_unicast_round_trip_halted_mean", "vmexit_ipi",
      "IPI round trip to a halted CPU, mean over >= 2^30 cycles, / vmexit ipi"),
@@ -310,13 +316,19 @@ PEER_PAIRS = (
      "IPI round trip to a halted CPU, p50, / vmexit ipi"),
     ("ipi-call-stop", "call_single_wait_halted", "vmexit_ipi",
      "smp_call_function_single, wait, halted target, p50, / vmexit ipi"),
+    ("bringup", ("ap_bringup", HOST), ("ap_bringup", HOST),
+     "AP bring-up, host-observed: line before the first INIT to the last AP's online line"),
     ("bringup", WALL, WALL, "whole QEMU run, bring-up-only boot / smptest"),
 )
 
 
 def _boot_values(report, family, name, peer):
-    """{vCPUs: [value of @name per boot, in boot order]} of @peer's runs (None: trigos's)."""
-    values = {}
+    """{vCPUs: [value of @name per boot, in boot order]} of @peer's runs (None: trigos's).
+    A boot of a section that gave the figure in another boot keeps its place as None, so
+    that boot i still pairs with boot i; sections that never give it (vmexit ipi_halt for
+    vmexit ipi's figure) are left out."""
+    name_only, clock = name if isinstance(name, tuple) else (name, ANY_CLOCK)
+    boots = []
     for run in report.get("runs", []):
         run_peer = run.get("peer")
         if run_peer != peer or run_family(run)[0] != family:
@@ -327,10 +339,32 @@ def _boot_values(report, family, name, peer):
             value = run.get("wall_seconds")
         else:
             value = next((headline(record) for record in run.get("results", [])
-                          if record.get("name") == name and headline(record) is not None), None)
-        if isinstance(value, (int, float)):
-            values.setdefault(run_vcpus(run), []).append(value)
+                          if record.get("name") == name_only
+                          and clock in (ANY_CLOCK, record.get("clock"))
+                          and headline(record) is not None), None)
+        boots.append((run_vcpus(run), run.get("config"),
+                      value if isinstance(value, (int, float)) else None))
+    giving = {config for _, config, value in boots if value is not None}
+    values = {}
+    for vcpus, config, value in boots:
+        if config in giving:
+            values.setdefault(vcpus, []).append(value)
     return values
+
+
+def _wall_label(report, family, vcpus, what):
+    """@what, saying how trigos's whole runs were timed: from QEMU's start to its exit as
+    the peer's (tools/bench starts QEMU), or through tools/run (older results files)."""
+    timed = {run.get("timed", "tools/run") for run in report.get("runs", [])
+             if run.get("peer") is None and run_family(run)[0] == family
+             and not run_family(run)[1]
+             and run_vcpus(run) == vcpus}
+    return what + (", both QEMU start to exit" if timed == {"QEMU start to exit"} else
+                   ", trigos's through tools/run (a Python start more)")
+
+
+def _median_present(values):
+    return statistics.median(value for value in values if value is not None)
 
 
 def peer_ratio_table(report):
@@ -342,11 +376,13 @@ def peer_ratio_table(report):
         mine, peer = _boot_values(report, family, ours, None), \
             _boot_values(report, family, theirs, KUT)
         for vcpus in sorted(set(mine) & set(peer), key=lambda count: count or 0):
-            ratios = [a / b for a, b in zip(mine[vcpus], peer[vcpus]) if b]
+            # b == 0: a host-observed span whose two lines came in one read of QEMU's output.
+            ratios = [a / b for a, b in zip(mine[vcpus], peer[vcpus]) if a is not None and b]
             if not ratios:
                 continue
-            rows.append([what, str(vcpus), number(statistics.median(mine[vcpus])),
-                         number(statistics.median(peer[vcpus])),
+            rows.append([_wall_label(report, family, vcpus, what) if ours is WALL else what,
+                         str(vcpus), number(_median_present(mine[vcpus])),
+                         number(_median_present(peer[vcpus])),
                          "%.2f [%.2f-%.2f]" % (statistics.median(ratios), min(ratios),
                                                max(ratios)),
                          str(len(ratios))])

@@ -216,12 +216,12 @@ def records(found, test, cpus):
     # Its bring-up is timed in the smptest boots; the IPI tests' boots give their own figures.
     if test.family == "bringup" and found["host_first_line"] is not None:
         out.append(record("qemu_start_to_first_line",
-                          int(round(found["host_first_line"] * 1e6)), "host-observed"))
+                          int(round(found["host_first_line"] * 1e6)), peer_timing.HOST_OBSERVED))
     if test.family == "bringup" and None not in (found["host_bsp_before_sipi"],
                                                  found["host_all_online"]):
         out.append(record("ap_bringup", int(round((found["host_all_online"] -
                                                    found["host_bsp_before_sipi"]) * 1e6)),
-                          "host-observed"))
+                          peer_timing.HOST_OBSERVED))
     for name in test.figures:
         if name in found["own"]:
             out.append(record("vmexit_" + name, found["own"][name], "its own", "cycles"))

@@ -253,7 +253,7 @@ def boot_records(found, cpus):
         records.append(record("ap_bringup", bringup, "guest printk"))
     observed = microseconds(found["host_bringing_up"], found["host_brought_up"])
     if observed is not None:
-        records.append(record("ap_bringup", observed, "host-observed"))
+        records.append(record("ap_bringup", observed, peer_timing.HOST_OBSERVED))
     if found["printk_bringing_up"] is not None:
         records.append(record("kernel_entry_to_first_init",
                               microseconds(0.0, found["printk_bringing_up"]), "guest printk"))

@@ -19,16 +19,29 @@ class PeerUnavailable(Exception):
     not built); the reason is the message."""
 
 
+HOST_OBSERVED = "host-observed"
+
+
 def peer_record(peer, name, cpus, value, clock, unit="us"):
     """One figure of a peer as a BENCH record (the tools/bench format), labelled by its clock."""
-    return {"v": 1, "name": name, "cpus": cpus, "unit": unit, "value": value, "peer": peer,
-            "clock": clock}
+    return dict(figure_record(name, cpus, value, clock, unit), peer=peer)
 
 
-def run_timed(command, log_path, timeout, tick=None):
+def figure_record(name, cpus, value, clock, unit="us"):
+    """One figure as a BENCH record, labelled by its clock (trigos's when no peer is named)."""
+    return {"v": 1, "name": name, "cpus": cpus, "unit": unit, "value": value, "clock": clock}
+
+
+def host_record(name, cpus, seconds):
+    """A span between two lines' arrivals (seconds) as a host-observed figure in us."""
+    return figure_record(name, cpus, int(round(seconds * 1e6)), HOST_OBSERVED)
+
+
+def run_timed(command, log_path, timeout, tick=None, on_tick=None):
     """Run @command (a QEMU whose serial port is its stdout) until it exits or @timeout seconds
     pass; keep its output in @log_path and stamp each line with the host time it arrived.
 
+    @tick(seconds) or @on_tick(process, seconds) is called at least every half second.
     Returns a dict: lines [(seconds since the start, text)], exit (None when it could not
     start), wall_seconds, timed_out (QEMU was killed), errors (its stderr), problems.
     """
@@ -49,6 +62,8 @@ def run_timed(command, log_path, timeout, tick=None):
             ready, _, _ = select.select([process.stdout], [], [], 0.5)
             if tick:
                 tick(time.monotonic() - start)
+            if on_tick:
+                on_tick(process, time.monotonic() - start)
             if not ready:
                 continue
             data = os.read(process.stdout.fileno(), 65536)

@@ -19,6 +19,14 @@ void ktap_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 bool ktap_header_printed(void);
 
 /**
+ * ktap_note_now - a note printed at once, even while notes are held (kept
+ * until the header is out, like any note): for the two lines whose arrival
+ * the host times around AP bring-up (smp.c), one line each, so that the
+ * console's exits cannot slow the APs that are starting
+ */
+void ktap_note_now(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/**
  * ktap_log_header_printed - the KTAP header is out (ktap_header()): print
  * every kept note unless they are held, and print from now on
  */
