@@ -219,10 +219,12 @@ class Tables(unittest.TestCase):
                  "peer": "kvm-unit-tests", "clock": "host-observed"}], family="bringup",
                 peer="kvm-unit-tests")
         report = {"runs": [bringup(100), smptest(200), bringup(None), smptest(1000),
-                           bringup(300), smptest(300)]}
+                           bringup(300), smptest(300), bringup(0), smptest(50),
+                           bringup(70), smptest(0)]}
         rows = bench_results.peer_ratio_table(report)[2]
-        # Boot 2 has no trigos figure: pairs (100, 200) and (300, 300) only, never 300/1000.
-        self.assertEqual(rows[0][1:], ["2", "200", "300", "0.75 [0.50-1.00]", "2"])
+        # Boot 2 has no trigos figure: pairs (100, 200) and (300, 300) only, never 300/1000;
+        # a span of 0 (two lines in one read) makes no ratio on either side.
+        self.assertEqual(rows[0][1:], ["2", "85.0", "200", "0.75 [0.50-1.00]", "2"])
         self.assertIn("host-observed", rows[0][0])
         # trigos's TSC figure (no clock) is never paired with the peer's host-observed one.
         self.assertNotIn("1", [row[2] for row in rows])

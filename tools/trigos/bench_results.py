@@ -376,8 +376,9 @@ def peer_ratio_table(report):
         mine, peer = _boot_values(report, family, ours, None), \
             _boot_values(report, family, theirs, KUT)
         for vcpus in sorted(set(mine) & set(peer), key=lambda count: count or 0):
-            # b == 0: a host-observed span whose two lines came in one read of QEMU's output.
-            ratios = [a / b for a, b in zip(mine[vcpus], peer[vcpus]) if a is not None and b]
+            # 0 on either side: a host-observed span whose two lines came in one read of
+            # QEMU's output, below the host's resolution: no ratio, on either side alike.
+            ratios = [a / b for a, b in zip(mine[vcpus], peer[vcpus]) if a and b]
             if not ratios:
                 continue
             rows.append([_wall_label(report, family, vcpus, what) if ours is WALL else what,
