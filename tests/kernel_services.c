@@ -8,7 +8,6 @@
 #include <lib/string.h>
 #include <sync/poll_wait.h>
 #include <asm/instructions.h>
-#include <arch/serial.h>
 
 void kmain(uint32_t magic, uint32_t info_physical);
 
@@ -185,18 +184,6 @@ static void pause_option_decides_whether_spin_loops_pause(void)
 	cpu_relax_paced_for_cycles = paced_for;
 }
 
-/*
- * QEMU's COM1 is a 16550A: with its FIFOs on, the console gives it 16 bytes
- * per look at THRE (serial.c), about half the register accesses, each an
- * exit, of a byte a look.
- */
-static void com1_is_given_a_fifo_full_per_look_under_qemu(void)
-{
-	if (!running_under_qemu() || serial_transmit_burst(0) == 0)
-		test_skip("not QEMU's COM1, the one UART here known to be a 16550A");
-	EXPECT_EQ(serial_transmit_burst(0), 16);
-}
-
 static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(symbols_name_the_functions_they_contain),
 	TEST_CASE(symbols_outside_text_are_not_named),
@@ -207,6 +194,5 @@ static const struct test_case kernel_service_cases[] = {
 	TEST_CASE(qemu_is_identified_only_with_evidence),
 	TEST_CASE(bochs_is_believed_only_when_told),
 	TEST_CASE(pause_option_decides_whether_spin_loops_pause),
-	TEST_CASE(com1_is_given_a_fifo_full_per_look_under_qemu),
 };
 TEST_SUITE(kernel_services, kernel_service_cases, save_options, restore_options);

@@ -17,7 +17,7 @@
 
 #define REGISTER_DATA			0	/* with DLAB=1: divisor low */
 #define REGISTER_INTERRUPT_ENABLE	1	/* with DLAB=1: divisor high */
-#define REGISTER_FIFO_CONTROL		2	/* read: interrupt identification */
+#define REGISTER_FIFO_CONTROL		2
 #define REGISTER_LINE_CONTROL		3
 #define REGISTER_MODEM_CONTROL		4
 #define REGISTER_LINE_STATUS		5
@@ -26,8 +26,6 @@
 #define LINE_CONTROL_8N1		0x03
 #define LINE_CONTROL_DLAB		0x80
 #define FIFO_ENABLE_AND_CLEAR		0x07
-#define INTERRUPT_ID_FIFOS_ENABLED	0xc0	/* both set: a 16550A's working FIFOs */
-#define TRANSMIT_FIFO_BYTES		16
 #define MODEM_CONTROL_DTR_RTS_OUT2	0x0b
 #define MODEM_CONTROL_LOOPBACK		0x10
 #define LINE_STATUS_TRANSMIT_EMPTY	0x20	/* THRE: room for the next byte */
@@ -46,7 +44,6 @@ struct uart {
 	uint16_t port;			/* I/O: the base port */
 	volatile uint8_t *mmio;		/* memory: the mapped base, else NULL */
 	unsigned int width;		/* memory: 1, 2 or 4 bytes */
-	unsigned int burst;		/* bytes written per wait for THRE: 16 with a FIFO, else 1 */
 };
 
 static uint8_t uart_in(const struct uart *uart, unsigned int reg)
@@ -105,7 +102,7 @@ static bool uart_present(const struct uart *uart)
 	return true;
 }
 
-static void uart_setup(struct uart *uart, unsigned int baud)
+static void uart_setup(const struct uart *uart, unsigned int baud)
 {
 	unsigned int divisor = UART_CLOCK_DIVISOR_BASE / baud;
 
@@ -115,27 +112,17 @@ static void uart_setup(struct uart *uart, unsigned int baud)
 	uart_out(uart, REGISTER_INTERRUPT_ENABLE, (uint8_t)(divisor >> 8));
 	uart_out(uart, REGISTER_LINE_CONTROL, LINE_CONTROL_8N1);
 	uart_out(uart, REGISTER_FIFO_CONTROL, FIFO_ENABLE_AND_CLEAR);
-	/*
-	 * With its FIFOs on, a 16550A's THRE means the whole transmit FIFO is
-	 * empty (PC16550D data sheet, LSR bit 5), so 16 bytes may follow one
-	 * look at it.  The 8250, 16450 and the 16550 with broken FIFOs do not
-	 * set both FIFO bits of the IIR: one byte per look.  Under an emulator
-	 * every register access is an exit (under QEMU TCG one that takes its
-	 * global lock): a log costs two accesses a byte without the burst,
-	 * just over one with it.
-	 */
-	uart->burst = (uart_in(uart, REGISTER_FIFO_CONTROL) & INTERRUPT_ID_FIFOS_ENABLED) ==
-		      INTERRUPT_ID_FIFOS_ENABLED ? TRANSMIT_FIFO_BYTES : 1;
 	uart_out(uart, REGISTER_MODEM_CONTROL, MODEM_CONTROL_DTR_RTS_OUT2);
 }
 
-static void wait_transmit_empty(const struct uart *uart)
+static void uart_put(const struct uart *uart, char character)
 {
 	for (int wait = 0; wait < TRANSMIT_WAIT_LIMIT; wait++) {
 		if (uart_in(uart, REGISTER_LINE_STATUS) & LINE_STATUS_TRANSMIT_EMPTY)
-			return;
+			break;
 		arch_cpu_relax();
 	}
+	uart_out(uart, REGISTER_DATA, (uint8_t)character);
 }
 
 /*
@@ -146,13 +133,8 @@ static void wait_transmit_empty(const struct uart *uart)
  */
 static void uart_write(const struct uart *uart, const char *text, size_t length)
 {
-	unsigned int burst = uart->burst ? uart->burst : 1;
-
-	for (size_t i = 0; i < length;) {
-		wait_transmit_empty(uart);
-		for (unsigned int sent = 0; sent < burst && i < length; sent++)
-			uart_out(uart, REGISTER_DATA, (uint8_t)text[i++]);
-	}
+	for (size_t i = 0; i < length; i++)
+		uart_put(uart, text[i]);
 }
 
 /* COM1-COM4, then the SPCR's UART when it is none of them. */
@@ -187,11 +169,6 @@ static bool serial_registered[SERIAL_SLOTS];
 uint16_t serial_port_address(unsigned int index)
 {
 	return index < SERIAL_PORT_COUNT ? uarts[index].port : 0;
-}
-
-unsigned int serial_transmit_burst(unsigned int index)
-{
-	return index < SERIAL_PORT_COUNT && serial_registered[index] ? uarts[index].burst : 0;
 }
 
 static bool serial_slot_add(unsigned int slot, unsigned int baud)

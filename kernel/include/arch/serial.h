@@ -44,12 +44,6 @@ void serial_console_remove(unsigned int index);
  */
 void serial_drain(void);
 
-/**
- * serial_transmit_burst - bytes COM<@index + 1> is given per look at its
- * THRE: 16 with a 16550A's FIFOs on, 1 without; 0 when it is not in use
- */
-unsigned int serial_transmit_burst(unsigned int index);
-
 /** serial_port_address - the I/O base of COM<@index + 1>, 0 for a bad @index */
 uint16_t serial_port_address(unsigned int index);
 
