@@ -3,8 +3,9 @@
 #define TRIGOS_SYNC_POLL_WAIT_H
 /*
  * Poll loops with a paced PAUSE: the kernel's wait for a word that another
- * CPU writes.  The trigger's spin phases PAUSE on every poll (the reason is
- * in kernel/arch/x86/trigger_backends.c, spin_step()).
+ * CPU writes.  The trigger's spin phases pace theirs the same way with
+ * interrupts on, and PAUSE on every poll with them off (the reason is in
+ * kernel/arch/x86/trigger_backends.c, spin_step()).
  *
  *	struct poll_pace pace;
  *

@@ -263,6 +263,20 @@ static inline void sti_relax_cli(void)
 	asm volatile("sti\n\tnop\n\tpause\n\tcli" : : : "memory");
 }
 
+/*
+ * The same window without the PAUSE, for a loop that paces its PAUSE
+ * itself (the trigger's spin phases).  An interrupt pending is taken after
+ * the NOP, the STI's shadow (SDM vol 2, STI), before the CLI; under QEMU TCG
+ * the shadow's instruction ends its translation block (an instruction
+ * translated with interrupts inhibited ends the block, target/i386/tcg/
+ * translate.c), and TCG takes the interrupt there without leaving for its
+ * main loop, so without its global lock.
+ */
+static inline void sti_window_cli(void)
+{
+	asm volatile("sti\n\tnop\n\tcli" : : : "memory");
+}
+
 /* --- Barriers (SDM vol 3, 9.2: x86 keeps loads and stores mostly in order) - */
 
 static inline void compiler_barrier(void)
