@@ -9,7 +9,13 @@
 
 Each section of the configuration (tests/bench.cfg, the tools/matrix format)
 is booted with tools/run; every `# BENCH {json}` line of its serial log
-becomes a result, beside the QEMU run's wall time.  Then the Linux peer
+becomes a result, beside the QEMU run's wall time.  A section of group
+"bringup" booted by --boot kernel in Debian's QEMU is started by this tool
+itself, with tools/run's QEMU command, as kvm-unit-tests is: its wall time
+is QEMU's start to its exit, and its serial lines are stamped as they
+arrive, which gives ap_bringup on the host's clock (clock "host-observed":
+from the kernel's "smp: sending INIT and STARTUP" line to its "smp: all N
+CPUs online" line) beside the kernel's own TSC figure.  Then the Linux peer
 (tools/peer: Debian's cloud kernel and a busybox initramfs) is booted with the
 -smp value of every selected section in group "bringup".  With
 --kvm-unit-tests DIR (off by default) kvm-unit-tests is built from the clone
@@ -18,7 +24,9 @@ ipi and ipi_halt at 2 vCPUs when a section of group "ipi" is selected,
 round by round with trigos's sections (each --repeat round boots every
 section once, then kvm-unit-tests' tests once, so both see the same host
 load), and the first table is trigos / kvm-unit-tests: per figure the
-median of the per-boot ratios (boot i against boot i) and their range; a
+median of the per-boot ratios (boot i against boot i) and their range,
+bring-up and whole runs on the host's clock for both (a host-observed span
+of 0, two lines in one read of QEMU's output, makes no ratio); a
 tree that is missing or does not build, or a test that does not end, is a
 note and the run goes on.  Everything goes
 into one JSON file (build/bench/results.json by default), with the figures

@@ -87,7 +87,8 @@ void hypervisor_detect(void)
  * scheduler slices; so PAUSE stays on everywhere.
  *
  * pause=paced, the default under TCG: the poll loops of sync/poll_wait.h
- * (the kernel's polls for a word; not the trigger's spin phases) PAUSE at most
+ * (the kernel's polls for a word, and the trigger's spin phases with
+ * interrupts on; not those with interrupts off) PAUSE at most
  * once every PACE_CYCLES for the first PACED_FOR_CYCLES of a wait, then on
  * every poll.  Why under TCG: there PAUSE is no hint but an exit from the
  * vCPU's translated code (QEMU target/i386/tcg/misc_helper.c, do_pause():
