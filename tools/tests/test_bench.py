@@ -254,6 +254,28 @@ class Tables(unittest.TestCase):
         self.assertTrue(bench.BRINGUP_STARTS.match(printed[0]), printed[0])
         self.assertTrue(bench.BRINGUP_ENDS.match(printed[1]), printed[1])
 
+    def test_a_host_timed_boot_that_hangs_or_cannot_start_says_so(self):
+        sampler = mock.Mock()
+        command = ["qemu-system-x86_64", "-smp", "4"]
+
+        def done(**fields):
+            return dict({"lines": [], "exit": 33, "wall_seconds": 0.3, "timed_out": False,
+                         "errors": "", "problems": []}, **fields)
+        with mock.patch.object(bench.peer_timing, "run_timed",
+                               return_value=done(exit=-9, timed_out=True)):
+            status, _, _, problems = bench.boot_host_timed(command, "x.log", 60, None, sampler)
+        self.assertEqual(status, 4)
+        self.assertEqual(problems, ["QEMU did not end within 60 s: killed"])
+        with mock.patch.object(bench.peer_timing, "run_timed",
+                               return_value=done(exit=None, problems=["cannot start qemu"])):
+            status, wall, _, problems = bench.boot_host_timed(command, "x.log", 60, None,
+                                                                sampler)
+        self.assertEqual((status, problems), (6, ["cannot start qemu"]))
+        with mock.patch.object(bench.peer_timing, "run_timed", return_value=done()):
+            status, wall, _, problems = bench.boot_host_timed(command, "x.log", 60, None,
+                                                                sampler)
+        self.assertEqual((status, wall, problems), (0, 0.3, []))
+
     def test_bring_up_sections_booted_by_kernel_are_started_by_bench(self):
         def entry(name, words, groups=("bringup",)):
             return mock.Mock(name=name, run_args=words, groups=list(groups))

@@ -262,7 +262,8 @@ def host_observed_records(lines, cpus):
 
 
 def boot_host_timed(command, log_path, timeout, tick, sampler):
-    """(tools/run's exit status, wall seconds QEMU start to exit, host-observed records)."""
+    """(tools/run's exit status, wall seconds QEMU start to exit, host-observed records,
+    problems)."""
     def poll(process, seconds):
         sampler.poll(process.pid)
         if tick:
@@ -270,15 +271,17 @@ def boot_host_timed(command, log_path, timeout, tick, sampler):
 
     done = peer_timing.run_timed(command, log_path, timeout, on_tick=poll)
     sampler.poll(None)      # the log's last lines
+    problems = list(done["problems"])
     if done["exit"] is None:
         status = verdict.RUN_SETUP
     elif done["timed_out"]:
         status = verdict.RUN_TIMEOUT
+        problems.append("QEMU did not end within %g s: killed" % timeout)
     else:
         status = qemu.verdict_for_exit(done["exit"])[0]
     cpus = next((int(word) for before, word in zip(command, command[1:])
                  if before == "-smp" and word.isdigit()), None)
-    return status, done["wall_seconds"], host_observed_records(done["lines"], cpus)
+    return status, done["wall_seconds"], host_observed_records(done["lines"], cpus), problems
 
 
 def boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler):
@@ -313,10 +316,10 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
         os.remove(log_path)
     sampler = PhaseSampler(log_path)
     host_timed = host_timed_command(entry, iso, kernel, cmdline)
-    host_records = []
+    host_records, run_problems = [], []
     if host_timed:
-        status, wall, host_records = boot_host_timed(host_timed, log_path, entry.timeout or
-                                                     DEFAULT_TIMEOUT, tick, sampler)
+        status, wall, host_records, run_problems = boot_host_timed(
+            host_timed, log_path, entry.timeout or DEFAULT_TIMEOUT, tick, sampler)
     else:
         status, wall = boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler)
     try:
@@ -334,7 +337,7 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
            "log": log_path, "timed": "QEMU start to exit" if host_timed else "tools/run",
            "header": header, "unreliable_clock": bool(header and header.get("unreliable_clock")),
            "refused": refused, "results": results + host_records + sampler.results,
-           "problems": problems}
+           "problems": run_problems + problems}
     if bench_results.simulated(run):
         run["simulated"] = bench_results.SIMULATED
         for record in run["results"]:
@@ -360,7 +363,7 @@ def boot_section(entry, args, log_dir, progress, suffix, seed, build, notes):
                         " (%d refused here)" % len(run.get("refused"))
                         if run.get("refused") else ""))
     if run["exit"] not in (0, 2) or not run["results"]:
-        sys.stderr.write("bench: %s: tools/run exit %d with %d results; log %s\n"
+        sys.stderr.write("bench: %s: exit %d (tools/run's statuses) with %d results; log %s\n"
                          % (name, run["exit"], len(run["results"]), run["log"]))
         return run, 1
     return run, 0

@@ -184,7 +184,14 @@ def bringup_chart(report):
     figures = _figures(report, "bringup", "ap_bringup")
     series = {}
     for (label, vcpus), records in figures.items():
-        name = "trigos" if label == "-" else label
+        # A label without a peer's name is trigos's: its own TSC figure ("-") or its
+        # host-observed one (tools/bench stamps its bring-up lines as the peers').
+        if label == "-":
+            name = "trigos"
+        elif label.split()[0] in bench_results.PEERS:
+            name = label
+        else:
+            name = "trigos " + label
         series.setdefault(name, {})[vcpus] = bench_results.median_headline(records) / 1000.0
     if not series:
         return None
