@@ -83,7 +83,8 @@ import subprocess
 import sys
 import time
 
-from . import bench_results, kvm_unit_tests, matrix, peer, peer_timing, plot, qemu, run, verdict
+from . import bench_results, kvm_unit_tests, matrix, peer, peer_timing, plot, qemu, verdict
+from . import run as run_tool     # tools/run: its options and QEMU command
 from .cli import ROOT, entry_script
 
 # --- Running -----------------------------------------------------------------
@@ -230,14 +231,14 @@ def host_timed_command(entry, iso, kernel, cmdline):
     if cmdline is not None:
         words += ["--cmdline", cmdline]
     try:
-        options = run.parse_args(words)
+        options = run_tool.parse_args(words)
     except SystemExit:
         return None     # tools/run will say what is wrong with the section
     if (options.emulator, options.emulator_version, options.boot) != ("qemu", "system", "kernel") \
             or options.stall_vcpus or options.gdb is not None or options.acpi_tables \
             or options.screendump:
         return None
-    return qemu.build_command(run.config_from_args(options))
+    return qemu.build_command(run_tool.config_from_args(options))
 
 
 def host_observed_records(lines, cpus):
