@@ -263,8 +263,8 @@ def host_observed_records(lines, cpus):
 
 
 def boot_host_timed(command, log_path, timeout, tick, sampler):
-    """(tools/run's exit status, wall seconds QEMU start to exit, host-observed records,
-    problems)."""
+    """(tools/run's exit status, wall seconds QEMU start to exit, the serial lines stamped
+    with their arrival, problems)."""
     def poll(process, seconds):
         sampler.poll(process.pid)
         if tick:
@@ -280,9 +280,7 @@ def boot_host_timed(command, log_path, timeout, tick, sampler):
         problems.append("QEMU did not end within %g s: killed" % timeout)
     else:
         status = qemu.verdict_for_exit(done["exit"])[0]
-    cpus = next((int(word) for before, word in zip(command, command[1:])
-                 if before == "-smp" and word.isdigit()), None)
-    return status, done["wall_seconds"], host_observed_records(done["lines"], cpus), problems
+    return status, done["wall_seconds"], done["lines"], problems
 
 
 def boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler):
@@ -317,9 +315,9 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
         os.remove(log_path)
     sampler = PhaseSampler(log_path)
     host_timed = host_timed_command(entry, iso, kernel, cmdline)
-    host_records, run_problems = [], []
+    host_lines, run_problems = None, []
     if host_timed:
-        status, wall, host_records, run_problems = boot_host_timed(
+        status, wall, host_lines, run_problems = boot_host_timed(
             host_timed, log_path, entry.timeout or DEFAULT_TIMEOUT, tick, sampler)
     else:
         status, wall = boot_through_run(entry, iso, kernel, cmdline, log_path, tick, sampler)
@@ -335,10 +333,13 @@ def run_entry(entry, args, log_path, tick=None, seed=None, build=None):
     run = {"config": entry.name, "run": " ".join(entry.run_args), "cmdline": cmdline,
            "emulator": bench_results.run_emulator(entry.run_args), "seed": seed,
            "exit": status, "wall_seconds": round(wall, 3) if wall is not None else None,
-           "log": log_path, "timed": "QEMU start to exit" if host_timed else "tools/run",
+           "log": log_path,
+           "timed": bench_results.TIMED_QEMU if host_timed else bench_results.TIMED_RUN,
            "header": header, "unreliable_clock": bool(header and header.get("unreliable_clock")),
-           "refused": refused, "results": results + host_records + sampler.results,
-           "problems": run_problems + problems}
+           "refused": refused, "problems": run_problems + problems}
+    host_records = [] if host_lines is None else \
+        host_observed_records(host_lines, bench_results.run_vcpus(run))
+    run["results"] = results + host_records + sampler.results
     if bench_results.simulated(run):
         run["simulated"] = bench_results.SIMULATED
         for record in run["results"]:

@@ -301,6 +301,10 @@ def build_tables(report):
 
 KUT = "kvm-unit-tests"
 WALL = None     # a pairing's figure name for the whole QEMU run's wall time
+# How a run's wall time was taken (its "timed" key): from QEMU's start to its exit,
+# as the peers' are (tools/bench starts QEMU), or around tools/run (older files too).
+TIMED_QEMU = "QEMU start to exit"
+TIMED_RUN = "tools/run"
 ANY_CLOCK = object()
 # (family, trigos figure, kvm-unit-tests figure, what the ratio compares).  The
 # halted round trip's mean is vmexit `ipi`'s own statistic (tests/bench_ipi.c);
@@ -354,11 +358,11 @@ def _boot_values(report, family, name, peer):
 def _wall_label(report, family, vcpus, what):
     """@what, saying how trigos's whole runs were timed: from QEMU's start to its exit as
     the peer's (tools/bench starts QEMU), or through tools/run (older results files)."""
-    timed = {run.get("timed", "tools/run") for run in report.get("runs", [])
+    timed = {run.get("timed", TIMED_RUN) for run in report.get("runs", [])
              if run.get("peer") is None and run_family(run)[0] == family
              and not run_family(run)[1]
              and run_vcpus(run) == vcpus}
-    return what + (", both QEMU start to exit" if timed == {"QEMU start to exit"} else
+    return what + (", both " + TIMED_QEMU if timed == {TIMED_QEMU} else
                    ", trigos's through tools/run (a Python start more)")
 
 

@@ -63,8 +63,7 @@ static void spin_step(const struct trigger_wait_state *state, struct poll_pace *
 		return;
 	}
 	sti_window_cli();
-	if (poll_pace_due(pace))
-		arch_cpu_relax();
+	poll_pace_relax(pace);
 }
 
 static bool past(uint64_t deadline_cycles)
