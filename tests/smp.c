@@ -10,6 +10,7 @@
 #include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
+#include <smp/smp_test_seams.h>
 #include <log/symbols.h>
 #include <harness/test.h>
 #include <time/time.h>
@@ -371,7 +372,7 @@ static void bring_up_wait_ended_by_the_last_aps_kick(void)
 	EXPECT_EQ(counters.sequences, 1u);
 	EXPECT_EQ(counters.reached_deadline, failed ? 1u : 0u);
 	/* smp_ap_delay_us= makes every AP late: the BSP must have waited for a kick. */
-	if (kernel_options.smp_ap_delay_us)
+	if (smp_test_ap_delay_us())
 		EXPECT_EQ(counters.before_waiting, 0u);
 	if (!failed) {
 		EXPECT_EQ(counters.awaiting_kick, 0u);

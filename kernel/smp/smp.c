@@ -10,6 +10,7 @@
 #include <boot/options.h>
 #include <log/panic.h>
 #include <smp/smp.h>
+#include <smp/smp_test_seams.h>
 #include <time/time.h>
 #include <time/timer.h>
 #include <sync/trigger.h>
@@ -206,12 +207,6 @@ bool smp_add_cpu(uint32_t apic_id)
 #define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
 
 static bool boot_window_closed;
-static bool drop_kicks;		/* test_drop_kick=bringup */
-
-void smp_test_drop_bringup_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
-}
 
 DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
 static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
@@ -340,6 +335,8 @@ void smp_boot_aps(void)
 
 void ap_online(struct cpu *cpu)
 {
+	bool kick;
+
 	/*
 	 * An AP that arrives after the BSP stopped waiting has been reported
 	 * as failed: it stays out rather than join a run that has moved on.
@@ -349,14 +346,13 @@ void ap_online(struct cpu *cpu)
 		for (;;)
 			wait_for_interrupt();
 	}
-	if (kernel_options.smp_ap_delay_us)
-		udelay(kernel_options.smp_ap_delay_us);	/* a late AP: the BSP waits for its kick */
+	kick = smp_bringup_test_seam();		/* the one test seam: may wait, may drop the kick */
 	cpu->online_cycles = cycles();
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);
 	if (__atomic_add_fetch(&smp_summary.online, 1, __ATOMIC_ACQ_REL) == smp_summary.present)
 		ktap_note_now("smp: all %u CPUs online, cpu %u the last", smp_summary.present,
 			      cpu->id);	/* timed by the host, with prepare_aps()'s line */
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+	if (kick)
 		trigger_kick(&aps_online_trigger);	/* the BSP may be asleep waiting for us */
 	cpu_idle_loop();
 }
@@ -468,9 +464,3 @@ static bool parse_cpus(const struct cmdline_word *word, const char **error)
 	return option_parse_number(word, error, 1, MAX_CPUS, &kernel_options.expected_cpus);
 }
 KERNEL_OPTION(cpus, "the expected number of CPUs, 1..256", parse_cpus);
-
-static bool parse_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
-{
-	return option_parse_number(word, error, 0, 500000, &kernel_options.smp_ap_delay_us);
-}
-KERNEL_OPTION(smp_ap_delay_us, "microseconds, 0..500000", parse_smp_ap_delay_us);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The test-only switches of smp_call and stop_machine behind their seams
- * (smp/smp_test_seams.h): what each switch breaks or delays, and its
+ * The test-only switches of smp_call, stop_machine and AP bring-up behind
+ * their seams (smp/smp_test_seams.h), and the one option that drops the
+ * kicks of any converted user, the MCS lock's included (its seam is
+ * sync/sync_test_seams.h): what each switch breaks or delays, and its
  * option.  Never for real runs.
  */
 #include <cpu/cpu.h>
 #include <log/log.h>
 #include <boot/options.h>
 #include <smp/smp_test_seams.h>
-#include <sync/spinlock.h>
+#include <sync/sync_test_seams.h>
 #include <smp/smp.h>
 #include <smp/stop_machine.h>
 #include <log/symbols.h>
@@ -21,6 +23,8 @@ enum drop_mode {
 };
 
 static int call_drop, stop_machine_drop;
+static bool bringup_drop;
+static unsigned int ap_delay_us;	/* smp_ap_delay_us=N */
 static bool call_late_target, stop_machine_late_target;	/* test_late_target=: once */
 
 /*
@@ -85,6 +89,18 @@ bool stop_machine_test_seam(enum stop_machine_test_point point)
 	return true;
 }
 
+bool smp_bringup_test_seam(void)
+{
+	if (ap_delay_us)
+		udelay(ap_delay_us);	/* a late AP: the BSP waits for its kick */
+	return !__atomic_load_n(&bringup_drop, __ATOMIC_RELAXED);
+}
+
+unsigned int smp_test_ap_delay_us(void)
+{
+	return ap_delay_us;
+}
+
 /*
  * test_drop_kick=call|call_once|stop_machine|mcs|bringup: one converted
  * user's kicks are dropped, so that the suite that checks that user's waits
@@ -92,16 +108,6 @@ bool stop_machine_test_seam(enum stop_machine_test_point point)
  * call's kick of the same per-CPU trigger then "confirms" it to the
  * trigger's own count, and only the per-call count of smp_call catches it.
  */
-static void drop_all_mcs(void)
-{
-	spinlock_test_drop_mcs_kicks(true);
-}
-
-static void drop_all_bringup(void)
-{
-	smp_test_drop_bringup_kicks(true);
-}
-
 static bool parse_test_drop_kick(const struct cmdline_word *word, const char **error)
 {
 	if (cmdline_value_is(word, "call"))
@@ -111,9 +117,9 @@ static bool parse_test_drop_kick(const struct cmdline_word *word, const char **e
 	else if (cmdline_value_is(word, "stop_machine"))
 		stop_machine_drop = DROP_ALL;
 	else if (cmdline_value_is(word, "mcs"))
-		drop_all_mcs();
+		sync_test_drop_mcs_kicks();
 	else if (cmdline_value_is(word, "bringup"))
-		drop_all_bringup();
+		bringup_drop = true;
 	else
 		return false;
 	return true;
@@ -141,3 +147,14 @@ static bool parse_test_late_target(const struct cmdline_word *word, const char *
 }
 KERNEL_OPTION(test_late_target, "call or stop_machine (its suite must still pass)",
 	      parse_test_late_target);
+
+/*
+ * smp_ap_delay_us=N: each AP waits N us before it comes online, so that the
+ * BSP's bring-up wait really waits for kicks (matrix sections
+ * smp-late-aps and drop-kick-bringup).
+ */
+static bool parse_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
+{
+	return option_parse_number(word, error, 0, 500000, &ap_delay_us);
+}
+KERNEL_OPTION(smp_ap_delay_us, "microseconds, 0..500000", parse_smp_ap_delay_us);

@@ -10,6 +10,7 @@
 #include <boot/options.h>
 #include <log/panic.h>
 #include <sync/spinlock.h>
+#include <sync/sync_test_seams.h>
 #include <sync/trigger.h>
 #include <sync/trigger_backend.h>
 #include <log/symbols.h>
@@ -329,7 +330,6 @@ static trigger_t mcs_node_triggers[MAX_CPUS][SPINLOCK_MCS_NODES_PER_CPU] = {
 };
 
 static enum mcs_wait_mode mcs_wait_mode = MCS_WAIT_TRIGGER;
-static bool drop_kicks;		/* test_drop_kick=mcs */
 
 void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode)
 {
@@ -339,11 +339,6 @@ void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode)
 enum mcs_wait_mode spinlock_mcs_wait_mode(void)
 {
 	return __atomic_load_n(&mcs_wait_mode, __ATOMIC_ACQUIRE);
-}
-
-void spinlock_test_drop_mcs_kicks(bool drop)
-{
-	__atomic_store_n(&drop_kicks, drop, __ATOMIC_RELAXED);
 }
 
 static trigger_t *mcs_node_trigger(const struct mcs_node *node)
@@ -391,7 +386,7 @@ static void mcs_node_kick(struct mcs_node *node)
 	/* Release: the critical section's stores are visible to the new holder. */
 	__atomic_store_n(&node->waiting, 0, __ATOMIC_RELEASE);
 	/* Always kick: the waiter may have read mcs_wait_mode before a switch. */
-	if (!__atomic_load_n(&drop_kicks, __ATOMIC_RELAXED))
+	if (spinlock_mcs_test_seam())	/* the one test seam: may drop the kick */
 		trigger_kick(mcs_node_trigger(node));
 }
 

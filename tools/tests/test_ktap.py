@@ -644,8 +644,53 @@ class CommandLineTest(unittest.TestCase):
     def test_help(self):
         result = self.tool("--help")
         self.assertEqual(result.returncode, 0)
-        for option in ("--junit", "--quiet", "--skip-only", "--name"):
+        for option in ("--junit", "--quiet", "--skip-only", "--name", "--compare"):
             self.assertIn(option, result.stdout)
+
+    def test_compare_two_logs(self):
+        old = self.write("old.log", GOOD)
+        # Another boot of the same build: other timings, same cases and verdicts.
+        same = self.write("same.log", replace_line(replace_line(
+            GOOD, "# star_matches: 12 patterns", "# star_matches: 13 patterns"),
+            "# all_cpus_online: 2 CPUs", "# all_cpus_online: 2 CPUs in 1234 us"))
+        result = self.tool("--compare", old, same)
+        self.assertEqual(result.returncode, 0, result.stdout)
+        self.assertIn("1 identical, 0 differ", result.stdout)
+        changed = self.write("changed.log", replace_line(
+            GOOD, "ok 2 spread", "ok 2 spread # SKIP 3 CPUs short"))
+        result = self.tool("--compare", old, changed)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("changed.log: the outlines differ", result.stdout)
+        self.assertIn("+    skip 2 spread # SKIP N CPUs short", result.stdout)
+        self.assertIn("0 identical, 1 differ", result.stdout)
+
+    def test_compare_directories(self):
+        for side in ("a", "b"):
+            os.makedirs(os.path.join(self.dir, side))
+            self.write(os.path.join(side, "both.log"), GOOD)
+        self.write(os.path.join("a", "gone.log"), GOOD)
+        self.write(os.path.join("b", "new.log"), GOOD)
+        result = self.tool("--compare", os.path.join(self.dir, "a"), os.path.join(self.dir, "b"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("gone.log: only in", result.stdout)
+        self.assertIn("new.log: only in", result.stdout)
+        self.assertIn("1 identical, 0 differ, 1 only in the old, 1 only in the new",
+                      result.stdout)
+        self.assertEqual(self.tool("--compare", os.path.join(self.dir, "a")).returncode, 2)
+        self.assertEqual(self.tool("--compare", os.path.join(self.dir, "a"),
+                                   os.path.join(self.dir, "b", "both.log")).returncode, 2)
+
+
+class OutlineTest(unittest.TestCase):
+    def test_outline_keeps_results_and_masks_directive_numbers(self):
+        text = replace_line(GOOD, "ok 3 classes # SKIP not implemented",
+                            "not ok 3 classes # ERROR #PF at 0xffff8000 after 12.5 ms")
+        lines = ktap.outline(ktap.parse(text, "x"))
+        self.assertIn("    error 3 classes # ERROR #PF at 0x? after N ms", lines)
+        self.assertIn("    # Subtest: lib_random", lines)
+        self.assertIn("pass 3 smp_boot", lines)
+        self.assertEqual(lines[-1], "# RESULT: PASS")
+        self.assertFalse(any("patterns" in line for line in lines))
 
 
 if __name__ == "__main__":

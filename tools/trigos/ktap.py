@@ -36,6 +36,7 @@ KTAP v1 as parsed here (docs/ktap.md):
 """
 
 import argparse
+import difflib
 import os
 import re
 import sys
@@ -412,6 +413,92 @@ def parse(data, label="log"):
             doc.unknown_lines += 1
     parser.finish()
     return doc
+
+
+# What an outline masks in a directive's text (a SKIP's reason, an ERROR's
+# fault): addresses first, then any other number - timings, cycles, counts.
+_MASKED = re.compile(r"(0x[0-9a-fA-F]+)|[0-9]+(?:\.[0-9]+)?")
+
+
+def mask_numbers(text):
+    """@text with every address as 0x? and every other number as N."""
+    return _MASKED.sub(lambda match: "0x?" if match.group(1) else "N", text)
+
+
+def outline(doc):
+    """The KTAP skeleton of a parsed log, a list of lines to compare two runs by.
+
+    It keeps what the grammar says a run did - every suite's name and plan,
+    every result line's status, number and name, the directive with its
+    numbers masked, the totals and the verdict - and drops the diagnostics,
+    whose timings, cycles and counts differ from one boot of the same build
+    to the next.  Two runs with the same outline ran the same cases with the
+    same verdicts.
+    """
+    lines = []
+
+    def walk(test, level):      # @level: the indentation of @test's result line
+        root = test is doc.root
+        if test.has_body:
+            body = "" if root else "    " * (level + 1)
+            if not root:
+                lines.append(f"{body}# Subtest: {test.display_name()}")
+            lines.append(f"{body}1..{test.plan if test.plan is not None else '?'}")
+            for child in test.children:
+                walk(child, 0 if root else level + 1)
+        if not root:
+            directive = f" # {mask_numbers(test.directive)}" if test.directive else ""
+            lines.append(f"{'    ' * level}{test.status} {test.number} {test.name}{directive}")
+
+    walk(doc.root, 0)
+    if doc.totals:
+        lines.append("# Totals: pass:%d fail:%d skip:%d total:%d" % tuple(doc.totals[1:]))
+    lines.append(f"{RESULT_PREFIX}{doc.result_lines[-1][1] if doc.result_lines else '(none)'}")
+    return lines
+
+
+def _outline_file(path):
+    with open(path, "rb") as handle:
+        return outline(parse(handle.read(), label=path))
+
+
+def compare(old, new, out=sys.stdout, context=3, limit=40):
+    """Compare the outlines of two logs, or of the same-named logs of two directories.
+
+    Prints each log whose outline differs (a unified diff of at most @limit
+    lines), each log found on one side only, and a closing line; returns the
+    exit status: 0 every log in both has the same outline, 1 otherwise.
+    """
+    if os.path.isdir(old) and os.path.isdir(new):
+        old_names = {n for n in os.listdir(old) if n.endswith(".log")}
+        new_names = {n for n in os.listdir(new) if n.endswith(".log")}
+        pairs = [(os.path.join(old, n), os.path.join(new, n), n)
+                 for n in sorted(old_names & new_names)]
+        only_old, only_new = sorted(old_names - new_names), sorted(new_names - old_names)
+    elif os.path.isfile(old) and os.path.isfile(new):
+        pairs, only_old, only_new = [(old, new, os.path.basename(new))], [], []
+    else:
+        print(f"ktap: --compare takes two logs or two directories of logs: {old}, {new}",
+              file=out)
+        return 2
+    differ = 0
+    for old_path, new_path, name in pairs:
+        diff = list(difflib.unified_diff(_outline_file(old_path), _outline_file(new_path),
+                                         old_path, new_path, n=context, lineterm=""))
+        if diff:
+            differ += 1
+            print(f"{name}: the outlines differ", file=out)
+            for line in diff[:limit]:
+                print(f"    {line}", file=out)
+            if len(diff) > limit:
+                print(f"    ... {len(diff) - limit} more lines", file=out)
+    for name in only_old:
+        print(f"{name}: only in {old}", file=out)
+    for name in only_new:
+        print(f"{name}: only in {new}", file=out)
+    print(f"{len(pairs) - differ} identical, {differ} differ, {len(only_old)} only in the old, "
+          f"{len(only_new)} only in the new", file=out)
+    return 0 if differ == 0 and not only_old and not only_new else 1
 
 
 @dataclass
@@ -829,8 +916,17 @@ def main(argv=None):
     parser.add_argument("--name", metavar="LABEL",
                         help="label for the log in messages and JUnit (default: its path; "
                              "with several logs, LABEL:PATH)")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare instead of check: OLD NEW, two logs or two directories "
+                             "of logs (same names); each log's outline (suites, plans, result "
+                             "lines, directives with numbers masked, totals, verdict; no "
+                             "diagnostics) must be the same. Exit 0 all the same, 1 not")
     args = parser.parse_args(argv)
 
+    if args.compare:
+        if len(args.logs) != 2:
+            parser.error("--compare takes two paths: OLD NEW")
+        return compare(*args.logs)
     checks = []
     for path in args.logs:
         if args.name:

@@ -188,18 +188,36 @@ void trigger_set_halt_window_hook(void (*hook)(void))
 	__atomic_store_n(&halt_window_hook, hook, __ATOMIC_RELEASE);
 }
 
-static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+enum halt_test_mode {
+	HALT_AS_BUILT,		/* no switch: publish, re-check, halt */
+	HALT_BROKEN,		/* trigger_set_broken_hlt(): halt without the re-check */
+	HALT_SKIPPED,		/* test_break=skip_halt: poll, as if every re-check saw a kick */
+};
+
+/*
+ * The halt's one test seam, at the top of every halt wait: the torture's
+ * delay and its hook (a kick exactly before the publish), then which halt
+ * the switches ask for.  The delay lands before the publish: there a kick
+ * is caught only by the re-check, which the broken variant lacks.  With no
+ * switch set it is three loads and HALT_AS_BUILT.
+ */
+static inline enum halt_test_mode halt_test_seam(void)
 {
 	void (*hook)(void) = __atomic_load_n(&halt_window_hook, __ATOMIC_ACQUIRE);
-	unsigned int me = cpu_id(), outcome = TRIGGER_HALT_MOVED;
 
-	/*
-	 * The torture's delay lands before the publish too: there a kick is
-	 * caught only by the re-check, which the broken variant lacks.
-	 */
 	delay_inside_window();
 	if (hook)
-		hook();		/* the torture: a kick exactly before the publish */
+		hook();
+	if (trigger_hlt_broken)
+		return HALT_BROKEN;
+	return test_break_given(TEST_BREAK_SKIP_HALT) ? HALT_SKIPPED : HALT_AS_BUILT;
+}
+
+static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint64_t deadline)
+{
+	enum halt_test_mode mode = halt_test_seam();	/* the one test seam */
+	unsigned int me = cpu_id(), outcome = TRIGGER_HALT_MOVED;
+
 	if (state->irqs_were_enabled) {
 		trigger_publish(trigger->ipi_waiters, me);
 		/*
@@ -211,11 +229,11 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		 * the lost wake-up.  The check here only spares arming a timer
 		 * for a wait that is over; the one in the window decides.
 		 */
-		if (trigger_hlt_broken) {
+		if (mode == HALT_BROKEN) {
 			sti_hlt();
 			outcome = TRIGGER_HALT_HALTED;
-		} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
-			/* test_break=skip_halt: poll, as if every re-check saw a kick */
+		} else if (mode == HALT_SKIPPED) {
+			/* poll, as if every re-check saw a kick */
 		} else if (!trigger_moved_after_publish(trigger, state)) {
 			arm_deadline(deadline);
 			outcome = trigger_halt_irqs_on(&trigger->generation, state->seen);
@@ -238,10 +256,10 @@ static void halt_wait(trigger_t *trigger, struct trigger_wait_state *state, uint
 		return;
 	}
 	trigger_publish(trigger->nmi_waiters, me);
-	if (trigger_hlt_broken) {
+	if (mode == HALT_BROKEN) {
 		hlt();
 		outcome = TRIGGER_HALT_HALTED;
-	} else if (test_break_given(TEST_BREAK_SKIP_HALT)) {
+	} else if (mode == HALT_SKIPPED) {
 		arch_cpu_relax();
 	} else {
 		outcome = trigger_halt_irqs_off(&trigger->generation, state->seen);

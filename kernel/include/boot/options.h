@@ -80,8 +80,6 @@ struct kernel_options {
 	bool torture_long;		/* torture=quick|long: how long torture suites run */
 	unsigned int smp_withhold_cpu;	/* smp_withhold=N: never start logical CPU N (tests the
 					 * path of an AP that does not come up); 0: none */
-	unsigned int smp_ap_delay_us;	/* smp_ap_delay_us=N: each AP waits N us before it comes
-					 * online, so that the BSP's bring-up wait really waits */
 	unsigned int test_breaks;	/* test_break=: TEST_BREAK_* bits (its one home) */
 	unsigned int test_late_waiter_us; /* test_late_waiter_us=N: the trigger suite's remote
 					 * waiters pause N us between "about to wait" and their

@@ -50,13 +50,6 @@ void smp_start_aps_early(void);
 /** smp_boot_aps - start every present AP in parallel (unless started early) and wait, bounded */
 void smp_boot_aps(void);
 
-/**
- * smp_test_drop_bringup_kicks - test_drop_kick=bringup: APs come online
- * without kicking the BSP's trigger, so that the smp suite, which checks
- * the bring-up wait, is seen to fail
- */
-void smp_test_drop_bringup_kicks(bool drop);
-
 static inline unsigned int cpus_present(void)
 {
 	return smp_summary.present;

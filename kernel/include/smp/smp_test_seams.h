@@ -2,11 +2,12 @@
 #ifndef TRIGOS_SMP_TEST_SEAMS_H
 #define TRIGOS_SMP_TEST_SEAMS_H
 /*
- * The test-only switches of smp_call and stop_machine, each subsystem's
- * behind one named hook that its production code calls and that
- * kernel/smp/smp_test_seams.c implements with the switches' options
- * (test_drop_kick=call|call_once|stop_machine, test_late_target=): the
- * switches, their state and their holds live there, not in the call loop.
+ * The test-only switches of smp_call, stop_machine and AP bring-up, each
+ * subsystem's behind one named hook that its production code calls and
+ * that kernel/smp/smp_test_seams.c implements with the switches' options
+ * (test_drop_kick=call|call_once|stop_machine|bringup, test_late_target=,
+ * smp_ap_delay_us=): the switches, their state and their holds live there,
+ * not in the call loop or on the AP's way online.
  * With no switch given each hook returns at once, kicking.  Never for real
  * runs; tests/matrix.cfg has a section for each switch.
  */
@@ -33,5 +34,16 @@ enum stop_machine_test_point {
  * state change's kick is to be dropped (test_drop_kick=stop_machine)
  */
 bool stop_machine_test_seam(enum stop_machine_test_point point);
+
+/**
+ * smp_bringup_test_seam - AP bring-up's one seam: an AP is about to come
+ * online; it may wait first (smp_ap_delay_us=, so that the BSP's bring-up
+ * wait really waits), and returns false if its kick of the BSP's trigger is
+ * to be dropped (test_drop_kick=bringup)
+ */
+bool smp_bringup_test_seam(void);
+
+/** smp_test_ap_delay_us - smp_ap_delay_us=N's N: how long each AP waited before it came online */
+unsigned int smp_test_ap_delay_us(void);
 
 #endif /* TRIGOS_SMP_TEST_SEAMS_H */

@@ -253,11 +253,4 @@ enum mcs_wait_mode {
 void spinlock_set_mcs_wait_mode(enum mcs_wait_mode mode);
 enum mcs_wait_mode spinlock_mcs_wait_mode(void);
 
-/**
- * spinlock_test_drop_mcs_kicks - test_drop_kick=mcs: a releaser hands the
- * MCS lock over without kicking its successor's trigger, so that the suites
- * that check the hand-over waits are seen to fail
- */
-void spinlock_test_drop_mcs_kicks(bool drop);
-
 #endif /* TRIGOS_SPINLOCK_H */
