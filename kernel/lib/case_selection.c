@@ -23,7 +23,7 @@ static const char *explicit_only_prefix(const char *suite_name)
 	return NULL;
 }
 
-/* Does some pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
+/* Does an including pattern of @patterns spell out @prefix itself ("bench_*", not "*")? */
 static bool patterns_name_prefix(const char *patterns, const char *prefix)
 {
 	size_t prefix_length = strlen(prefix), length;
@@ -36,14 +36,59 @@ static bool patterns_name_prefix(const char *patterns, const char *prefix)
 	return false;
 }
 
-/* Does a pattern of @patterns match "@suite_name" or "@suite_name.@case_name"? */
-static bool patterns_match_case(const char *patterns, const char *suite_name,
-				const char *case_name)
+/*
+ * Does a pattern of @patterns of one kind - excluding (marked with
+ * CASE_SELECTION_EXCLUDE) or including - match "@suite_name" or
+ * "@suite_name.@case_name"?  *@any_of_kind, when given, says whether the
+ * list has a pattern of that kind at all.
+ */
+static bool patterns_match_case(const char *patterns, bool excluding, const char *suite_name,
+				const char *case_name, bool *any_of_kind)
 {
-	char full_name[FULL_NAME_SIZE];
+	char full_name[FULL_NAME_SIZE], glob[CASE_SELECTION_GLOB_MAX + 1];
+	const char *cursor = patterns, *pattern;
+	size_t length;
 
 	snprintf(full_name, sizeof(full_name), "%s.%s", suite_name, case_name);
-	return glob_match_list(patterns, suite_name) || glob_match_list(patterns, full_name);
+	if (any_of_kind)
+		*any_of_kind = false;
+	while ((pattern = glob_list_next(&cursor, &length))) {
+		bool marked = length > 0 && pattern[0] == CASE_SELECTION_EXCLUDE;
+
+		if (marked != excluding)
+			continue;
+		pattern += marked;
+		length -= marked;
+		if (length == 0 || length >= sizeof(glob))
+			continue;	/* the command line refused a glob this long */
+		if (any_of_kind)
+			*any_of_kind = true;
+		memcpy(glob, pattern, length);
+		glob[length] = '\0';
+		if (glob_match(glob, suite_name) || glob_match(glob, full_name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One list's verdict over a suite known by @suite_name and, for a
+ * benchmark, also by @other_name (without its "bench_"): no excluding
+ * pattern matches, and an including one does - or the list has none, so
+ * that "-lib_*" alone means "all but".
+ */
+static bool list_selects(const char *patterns, const char *suite_name, const char *other_name,
+			 const char *case_name)
+{
+	bool any_including;
+
+	if (patterns_match_case(patterns, true, suite_name, case_name, NULL) ||
+	    (other_name && patterns_match_case(patterns, true, other_name, case_name, NULL)))
+		return false;
+	if (patterns_match_case(patterns, false, suite_name, case_name, &any_including))
+		return true;
+	return (other_name && patterns_match_case(patterns, false, other_name, case_name, NULL)) ||
+	       !any_including;
 }
 
 bool case_selected(const char *tests, const char *benchmarks, const char *suite_name,
@@ -55,14 +100,13 @@ bool case_selected(const char *tests, const char *benchmarks, const char *suite_
 
 	/* bench=: a benchmark named with or without its "bench_" prefix. */
 	if (benchmarks_given && prefix && strcmp(prefix, BENCH_PREFIX) == 0 &&
-	    (patterns_match_case(benchmarks, suite_name, case_name) ||
-	     patterns_match_case(benchmarks, suite_name + strlen(BENCH_PREFIX), case_name)))
+	    list_selects(benchmarks, suite_name, suite_name + strlen(BENCH_PREFIX), case_name))
 		return true;
 	if (!tests_given)
 		return !benchmarks_given && prefix == NULL;
 	if (prefix && !patterns_name_prefix(tests, prefix))
 		return false;
-	return patterns_match_case(tests, suite_name, case_name);
+	return list_selects(tests, suite_name, NULL, case_name);
 }
 
 unsigned int case_selection_report_unmatched(const struct ktap_writer *writer, const char *key,
@@ -81,7 +125,8 @@ unsigned int case_selection_report_unmatched(const struct ktap_writer *writer, c
 			continue;
 		memcpy(pattern, start, length);
 		pattern[length] = '\0';
-		if (!selects_any(pattern, context)) {
+		/* An excluding pattern that names nothing is a typo too: asked without its mark. */
+		if (!selects_any(pattern + (pattern[0] == CASE_SELECTION_EXCLUDE), context)) {
 			ktap_write_unmatched_pattern(writer, key, pattern, length);
 			unmatched++;
 		}

@@ -7,10 +7,15 @@
  * runner of make check to its command-line argument (tests/host/runner.c).
  *
  * A pattern list is comma-separated globs (glob.h) over "suite" and
- * "suite.case".  Suites named selftest_* (the harness checking itself by
- * failing on purpose) and bench_* (measurements, make bench) run only when
- * a pattern spells their prefix out: "*" alone never selects them.
+ * "suite.case".  A glob marked with CASE_SELECTION_EXCLUDE takes what it
+ * matches out: "*,-lib_*", or "-lib_*" alone (a list without an including
+ * glob starts from everything), runs every suite but the lib_* ones.
+ * Suites named selftest_* (the harness checking itself by failing on
+ * purpose) and bench_* (measurements, make bench) run only when an
+ * including pattern spells their prefix out: "*" alone never selects them.
  */
+
+#define CASE_SELECTION_EXCLUDE '-'
 
 #include <stdbool.h>
 #include <lib/ktap_writer.h>
@@ -18,7 +23,7 @@
 /**
  * case_selected - does the selection run case @case_name of suite @suite_name?
  * @tests: test= patterns; NULL or "" selects every suite but the
- *         selftest_* and bench_* ones
+ *         selftest_* and bench_* ones; "-GLOB" ones exclude
  * @benchmarks: bench= patterns over the bench_* suites, matched with and
  *         without their "bench_" prefix; NULL or "" selects none
  *
@@ -36,7 +41,8 @@ bool case_selected(const char *tests, const char *benchmarks, const char *suite_
 
 /**
  * case_selection_report_unmatched - every glob of @patterns (a test= or
- * bench= list, @key "test" or "bench") that selects no case on its own,
+ * bench= list, @key "test" or "bench") that selects no case on its own
+ * (an excluding one: that would select none without its mark),
  * written with ktap_write_unmatched_pattern() - a typo beside a good
  * pattern is still a typo; returns how many there were
  * @selects_any: whether the one-glob selection @pattern runs any case (the

@@ -152,6 +152,33 @@ static void benchmarks_with_or_without_their_prefix(void)
 	EXPECT_FALSE(case_selected("smp", "ipi", "paging", "maps"));
 }
 
+static void excluding_patterns_take_cases_out(void)
+{
+	EXPECT_FALSE(case_selected("*,-lib_*", NULL, "lib_glob", "star"));
+	EXPECT_TRUE(case_selected("*,-lib_*", NULL, "smp", "all_online"));
+	/* Only excluding patterns: everything else. */
+	EXPECT_TRUE(case_selected("-lib_*", NULL, "smp", "all_online"));
+	EXPECT_FALSE(case_selected("-lib_*", NULL, "lib_glob", "star"));
+	EXPECT_FALSE(case_selected("-smp.all_*", NULL, "smp", "all_online"));
+	EXPECT_TRUE(case_selected("-smp.all_*", NULL, "smp", "some_online"));
+	/* The exclusion wins whatever the order. */
+	EXPECT_FALSE(case_selected("-smp,smp", NULL, "smp", "all_online"));
+	EXPECT_FALSE(case_selected("smp,paging,-smp", NULL, "smp", "all_online"));
+	EXPECT_TRUE(case_selected("smp,paging,-smp", NULL, "paging", "maps"));
+	/* "All but" still leaves out the explicit-only suites; a marked prefix names none. */
+	EXPECT_FALSE(case_selected("-lib_*", NULL, "selftest_outcomes", "passes"));
+	EXPECT_FALSE(case_selected("-selftest_*", NULL, "selftest_outcomes", "passes"));
+	EXPECT_FALSE(case_selected("selftest_*,-selftest_outcomes.passes", NULL, "selftest_outcomes",
+				   "passes"));
+	EXPECT_TRUE(case_selected("selftest_*,-selftest_outcomes.passes", NULL, "selftest_outcomes",
+				  "fails"));
+	/* bench=: excluded with or without the prefix. */
+	EXPECT_FALSE(case_selected(NULL, "-ipi", "bench_ipi", "round_trip"));
+	EXPECT_FALSE(case_selected(NULL, "*,-bench_ipi", "bench_ipi", "round_trip"));
+	EXPECT_TRUE(case_selected(NULL, "-ipi", "bench_trigger", "kick"));
+	EXPECT_FALSE(case_selected(NULL, "-ipi", "smp", "all_online"));
+}
+
 /* For the report: a selection whose only cases are smp.* and lib_glob.*. */
 static bool selects_smp_or_lib_glob(const char *pattern, void *unused)
 {
@@ -165,12 +192,16 @@ static void unmatched_patterns_are_each_named(void)
 						  selects_smp_or_lib_glob, NULL), 2u);
 	EXPECT_EQ(case_selection_report_unmatched(&writer, "test", NULL,
 						  selects_smp_or_lib_glob, NULL), 0u);
+	/* An exclusion that names no case is a typo as well. */
+	EXPECT_EQ(case_selection_report_unmatched(&writer, "test", "-lib_*,-lib_globb",
+						  selects_smp_or_lib_glob, NULL), 1u);
 	ktap_write_nothing_matched(&writer, "smpp", NULL);
 	ktap_write_nothing_matched(&writer, "", "ipii");
 	ktap_write_nothing_matched(&writer, "a", "b");
 	EXPECT_STREQ(captured,
 		     "# test=smpp: no suite or case matches this pattern\n"
 		     "# test=x.y: no suite or case matches this pattern\n"
+		     "# test=-lib_globb: no suite or case matches this pattern\n"
 		     "# no test case matched test=smpp: a run that selects nothing fails\n"
 		     "# no test case matched bench=ipii: a run that selects nothing fails\n"
 		     "# no test case matched test=a bench=b: a run that selects nothing fails\n");
@@ -206,6 +237,7 @@ static const struct test_case lib_ktap_writer_cases[] = {
 	TEST_CASE(selection_by_suite_or_case),
 	TEST_CASE(explicit_only_suites_need_their_prefix),
 	TEST_CASE(benchmarks_with_or_without_their_prefix),
+	TEST_CASE(excluding_patterns_take_cases_out),
 	TEST_CASE(unmatched_patterns_are_each_named),
 };
 
