@@ -183,16 +183,15 @@ $(ISO): $(KERNEL_ELF) iso/grub.cfg
 
 iso: $(ISO)
 
-# Two builds from scratch, in two directories, must give the same ISO bytes.
-check-reproducible:
+# A build from scratch in another directory must give the ISO's bytes.  One
+# more build, not two: the ISO itself is the other (on a clean clone, as in
+# CI, a build from scratch too), which saves a whole build's CPU in make test.
+check-reproducible: $(ISO)
 	@rm -rf $(BUILD)/reproducible && mkdir -p $(BUILD)
-	$(Q)for copy in a b; do \
-		$(MAKE) --no-print-directory BUILD=$(BUILD)/reproducible/$$copy iso \
-			> $(BUILD)/reproducible-$$copy.log 2>&1 || \
-			{ cat $(BUILD)/reproducible-$$copy.log; exit 1; }; \
-	done
-	cmp $(BUILD)/reproducible/a/trigos.iso $(BUILD)/reproducible/b/trigos.iso
-	@echo "reproducible: two ISO builds are byte-identical"
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/reproducible iso \
+		> $(BUILD)/reproducible.log 2>&1 || { cat $(BUILD)/reproducible.log; exit 1; }
+	cmp $(ISO) $(BUILD)/reproducible/trigos.iso
+	@echo "reproducible: a second ISO build, in another directory, is byte-identical"
 	@rm -rf $(BUILD)/reproducible
 
 # --- Running ------------------------------------------------------------------
