@@ -3,6 +3,7 @@
 whole matrix runs through tools/run against the fake QEMU of test_run.py."""
 
 import json
+import io
 import os
 import subprocess
 import sys
@@ -584,6 +585,39 @@ class MatrixRunTest(test_run.FakeQemuCase):
                              log, self.config)
         self.assertEqual(result.returncode, 1)
         self.assertEqual(result.stdout.splitlines()[-1], "2 passed, 1 failed, 1 skipped")
+
+    def test_check_beside_the_boots_is_judged_after_them(self):
+        status, log = os.path.join(self.dir, "status"), os.path.join(self.dir, "check.log")
+        with open(log, "w") as out:
+            out.write("7 passed, 0 failed, 0 skipped\n")
+        # The status file appears while the boots run, as check-recorded writes it.
+        writer = subprocess.Popen(["sh", "-c", f"sleep 1; echo 0 > {status}"])
+        try:
+            result = self.matrix("--only", "good-cdrom", "--check-status", status,
+                                 "--check-log", log, "--check-wait", "30", self.config)
+        finally:
+            writer.wait()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertTrue(lines[-2].split()[:2] == ["PASS", "make-check"], lines)
+        self.assertEqual(lines[-1], "9 passed, 0 failed, 1 skipped")
+
+    def test_check_that_never_finishes_fails_the_matrix(self):
+        status, log = os.path.join(self.dir, "status"), os.path.join(self.dir, "check.log")
+        with open(log, "w") as out:
+            out.write("7 passed, 0 failed, 0 skipped\n")
+        result = self.matrix("--only", "good-cdrom", "--check-status", status, "--check-log",
+                             log, "--check-wait", "1", self.config)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("make check did not finish within 1 s after the boots", result.stdout)
+        self.assertEqual(self.matrix("--check-wait", "5", self.config).returncode, 2)
+
+    def test_wait_for_check_says_it_waits(self):
+        ticks = iter(range(0, 1000, 10))
+        out = io.StringIO()
+        self.assertFalse(matrix.wait_for_check(os.path.join(self.dir, "absent"), 65, out=out,
+                                               clock=lambda: next(ticks), sleep=lambda _: None))
+        self.assertEqual(out.getvalue().count("matrix: waiting for make check"), 2)
 
     def test_missing_iso_is_a_failure(self):
         result = subprocess.run([sys.executable, MATRIX, "--iso", "/nonexistent.iso",

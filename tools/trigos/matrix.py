@@ -853,12 +853,38 @@ def parse_args(argv=None):
     parser.add_argument("--check-log", metavar="FILE",
                         help="log of that `make check`: its 'N passed, N failed, N skipped' "
                              "line is added to the totals")
+    parser.add_argument("--check-wait", type=float, default=0, metavar="SECONDS",
+                        help="that `make check` runs beside the boots: judge it after them, "
+                             "waiting up to SECONDS for its status file to appear (its writer "
+                             "must write it last, whole)")
     parser.add_argument("--list", action="store_true",
                         help="list the selected configurations and exit")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    if args.check_wait < 0 or (args.check_wait and not args.check_status):
+        parser.error("--check-wait takes seconds, at least 0, and needs --check-status")
     return args
+
+
+def wait_for_check(status_path, seconds, out=sys.stdout, clock=time.monotonic,
+                   sleep=time.sleep, every=30):
+    """Wait until @status_path exists, at most @seconds, saying so every @every seconds.
+
+    Returns whether it appeared: `make check` ran beside the boots and is done.
+    """
+    start = clock()
+    said = start
+    while not os.path.exists(status_path):
+        now = clock()
+        if now - start >= seconds:
+            return False
+        if now - said >= every:
+            print(f"matrix: waiting for make check ({status_path}), {now - start:.0f} s so far",
+                  file=out, flush=True)
+            said = now
+        sleep(0.5)
+    return True
 
 
 def _on_sigterm(signum, frame):
@@ -906,6 +932,7 @@ def main(argv=None):
     width = max(len(entry.name) for entry in chosen)
     if args.check_status or args.check_log:
         width = max(width, len("make-check"))
+    if (args.check_status or args.check_log) and not args.check_wait:
         outcome = check_step(args.check_status, args.check_log)
         outcomes.append(outcome)
         print(format_outcome(outcome, width), flush=True)
@@ -943,6 +970,15 @@ def main(argv=None):
 
     if not interrupted:
         save_durations(args.log_dir, outcomes, durations)
+    if args.check_wait and not interrupted:
+        finished = wait_for_check(args.check_status, args.check_wait)
+        outcome = check_step(args.check_status, args.check_log)
+        if not finished:
+            outcome.ok = False
+            outcome.reasons.insert(0, f"make check did not finish within {args.check_wait:g} s "
+                                      f"after the boots")
+        outcomes.append(outcome)
+        print(format_outcome(outcome, width), flush=True)
     failed_names = [outcome.name for outcome in outcomes if not outcome.ok]
     if failed_names:
         print(f"matrix: failed: {' '.join(failed_names)}", flush=True)
