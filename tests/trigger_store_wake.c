@@ -63,6 +63,7 @@ static struct {
 	unsigned long about_to_wait;
 	unsigned long returned;
 	unsigned long rescue_sent;
+	uint64_t warmed;		/* the probes' kicker: its mapping is in its TLB */
 	unsigned int waiter_cpu;
 	uint64_t kicked_at, returned_at;
 } store;
@@ -347,15 +348,18 @@ static void umwait_control_limit_ends_a_wait_on_an_ap(void)
  * second linear mapping of its page whose translation the writer's TLB holds
  * (bug 4).  The kernel's answers are the trigger's layout (the generation is
  * bytes 0-7) and identity-mapped trigger memory; these probes find out what
- * the emulator they run on does.  A waiter arms MONITOR (or UMONITOR) on a
- * line of its own and sleeps once with interrupts off and no hint, timer or
- * limit; the kicker, once the waiter sleeps, stores to another line of the
- * page through the mapping it will use (its TLB then holds it), then one
- * byte to the line.  The rescue NMI ends a sleep the store did not.  What
- * each store did is reported, not judged: a probe describes the emulator.
- * What the kernel relies on is asserted: a one-byte store to byte 0 through
- * the identity mapping wakes (test_break=store_kick_elsewhere stores to
- * another line instead: bochs-probe-stores-broken sees the case fail).
+ * the emulator they run on does.  The kicker first stores to another line
+ * of the page through the mapping it will use (its TLB then holds it); only
+ * then does the waiter arm MONITOR (or UMONITOR) on a line of its own and
+ * sleep once with interrupts off and no hint, timer or limit; once it
+ * sleeps, the kicker stores one byte to the line.  The rescue NMI ends a
+ * sleep the store did not.  What each store did is reported, not judged: a
+ * probe describes the emulator.  What the kernel relies on is asserted: a
+ * one-byte store to byte 0 through the identity mapping wakes
+ * (test_break=store_kick_elsewhere stores to another line instead:
+ * bochs-probe-stores-broken sees the case fail).  test_break=probe_warm_late
+ * leaves bug 4's condition unreached (warm_the_mapping()):
+ * bochs-probe-warm-late-broken sees the verdict flip.
  */
 #define PROBE_ALIAS_VIRTUAL	0x00007f0000000000ull	/* far above the identity map */
 
@@ -368,7 +372,14 @@ static volatile uint8_t *probe_target;
 /*
  * A store to another line of the target's page, through the target's
  * mapping: the writer's TLB then holds that mapping, writable and dirty, so
- * the one-byte store that follows takes no slow path of its own.
+ * the one-byte store that follows takes no slow path of its own.  It must
+ * come before the waiter's MONITOR: Bochs gives a TLB entry filled for a
+ * write the host pointer of its fast path only if no CPU monitors a line of
+ * the page then (BX_MEM_C::getHostMemAddr(), memory/misc_mem.cc, 2.7 and
+ * 3.0), and a store through an entry without it is checked against every
+ * monitor.  Made after the MONITOR (as the kicker once did, 245 TSC cycles
+ * after it on 2.7) it sends the kicker down that checked path, and bug 4's
+ * condition is never reached.
  */
 static void warm_the_mapping(void)
 {
@@ -379,11 +390,24 @@ static void warm_the_mapping(void)
 
 static void byte_kicker(void *unused)
 {
-	warm_the_mapping();
+	bool late = test_break_given(TEST_BREAK_PROBE_WARM_LATE);
+
+	if (!late)
+		warm_the_mapping();
+	__atomic_store_n(&store.warmed, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&store.about_to_wait, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	cpu_test_spin_ns(ASLEEP_DELAY_NS);
-	warm_the_mapping();		/* again: a MONITOR may have flushed the TLB */
+	/*
+	 * Not again here: the waiter's MONITOR took the identity mapping out
+	 * of this TLB (its INVLPG of the physical address, bug 4), and a fill
+	 * now, the page monitored, gets no host pointer.  With
+	 * test_break=probe_warm_late the kicker warms only now, as this probe
+	 * once did: its store through the second mapping then wakes the
+	 * sleeper even under Bochs.
+	 */
+	if (late)
+		warm_the_mapping();
 	store.kicked_at = rdtsc();
 	if (test_break_given(TEST_BREAK_STORE_KICK_ELSEWHERE))	/* another line: no wake */
 		__atomic_store_n(&probe_target[3 * 64], (uint8_t)1, __ATOMIC_RELEASE);
@@ -403,11 +427,21 @@ static enum probe_outcome probe_one_store(enum trigger_backend_id backend, volat
 	bool enabled;
 
 	store.about_to_wait = store.returned = store.rescue_sent = 0;
+	store.warmed = 0;
 	store.waiter_cpu = cpu_id();
 	probe_target = target;
 	before = *own;
 	if (!smp_run_on_async((unsigned int)kicker_on, byte_kicker, NULL))
 		return PROBE_EARLY;
+	/* No MONITOR until the kicker's mapping is warm (warm_the_mapping()). */
+	if (!cpu_test_wait_at_least(&store.warmed, 1, CPU_TEST_TIMEOUT_NS)) {
+		test_diag("%s: the kicker did not start", trigger_backend_name(backend));
+		/* Should it start late: nothing to wait for, nobody to rescue. */
+		__atomic_store_n(&store.returned, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
+		smp_wait_for((unsigned int)kicker_on, CPU_TEST_TIMEOUT_NS);
+		return PROBE_EARLY;
+	}
 	enabled = local_irq_save();
 	__atomic_store_n(&store.about_to_wait, 1, __ATOMIC_RELEASE);
 	invlpg(line);			/* MONITOR arms on its operand (Bochs 2.7 bug 1) */

@@ -119,6 +119,8 @@ extern struct kernel_options kernel_options;
 								 * with IRET */
 #define TEST_BREAK_UMWAIT_NO_LIMIT		(1u << 11)	/* the UMWAIT limit test sets
 								 * no IA32_UMWAIT_CONTROL limit */
+#define TEST_BREAK_PROBE_WARM_LATE		(1u << 12)	/* the store probes' kicker warms
+								 * its mapping after the MONITOR */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)
