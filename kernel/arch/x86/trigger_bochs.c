@@ -58,10 +58,14 @@ bool trigger_monitor_store_only;
  * Bug 1: 3.0's tickle_read_linear() (cpu/access2.cc) sets paddress1 and
  * memtype1 on a TLB hit too.  Bug 3: 3.0's TLB_invlpg() wakes the sleeper
  * whose monitor it resets.  Bug 6: 3.0's MWAITX arms its own timer
- * (set_mwaitx_timer(), cpu/apic.cc).  Bugs 4 and 5 remain in 3.0's
- * cpu/mwait.cc (is_monitor() still misses a write that begins at byte 63, as
- * trigger_store_wake's *_probe_of_one_byte_stores see on 2.7 and 3.0); their
- * "workarounds" are a check and the trigger's layout, on every release.
+ * (set_mwaitx_timer(), cpu/apic.cc).  Bugs 4 and 5 remain in 3.0: its
+ * MONITOR still drops only the TLB entries whose linear address equals the
+ * physical one, and getHostMemAddr() (memory/misc_mem.cc) still refuses a
+ * fast path only to an entry filled while the page is monitored (bug 4);
+ * is_monitor() (cpu/mwait.cc) still misses a write that begins at byte 63
+ * (bug 5).  trigger_store_wake's *_probe_of_one_byte_stores see both on 2.7
+ * and 3.0; their "workarounds" are a check and the trigger's layout, on
+ * every release.
  */
 static const unsigned int bochs_fixed_in[] = { [1] = 30, [3] = 30, [6] = 30 };
 
