@@ -383,10 +383,10 @@ static void the_torture_catches_a_broken_hlt(void)
  */
 #define LOCKSTEP_TRIALS		1000000ul
 /*
- * Under QEMU a second is 30-40 thousand trials with 2 vCPUs on an idle host
- * (torture=long's unfenced kicks were caught 15-129 times in 31-79
- * thousand); the quick run's second is the mechanics and a chance, once in
- * every full run of the matrix, torture=long's thirty the hunt.
+ * Under QEMU a second is about 40 thousand trials with 2 vCPUs at host load
+ * 1, 26 thousand at load 6 (torture=long's unfenced kicks were caught 15-129
+ * times in 31-79 thousand); the quick run's second is the mechanics and a
+ * chance, in every full run of the matrix, torture=long's thirty the hunt.
  */
 #define LOCKSTEP_BUDGET_NS	(1ull * 1000000000ull)
 #define LOCKSTEP_LONG_BUDGET_NS	(30ull * 1000000000ull)
