@@ -152,23 +152,54 @@ static bool let_go(unsigned int cpu)
 
 /* --- Mutual exclusion -------------------------------------------------------- */
 
-#define HAMMER_HOLD_NS	1000	/* the lock held this long each time, at least */
+/*
+ * The most a holder waits, inside, for another CPU to want the lock: long
+ * enough for a vCPU the host runs to reach it, short enough that one it
+ * does not run costs little.
+ */
+#define HAMMER_HOLD_LIMIT_NS	(50 * 1000)
 
 static struct {
 	spinlock_t lock;
 	volatile unsigned long counter;		/* updated non-atomically, under the lock */
 	unsigned int expected, arrived;
+	unsigned int wanting;			/* CPUs between "I want it" and holding it */
+	unsigned int running;			/* CPUs not through their turns yet */
 	unsigned long limit;			/* iterations per CPU */
 	uint64_t budget_cycles;			/* time per CPU, from the common start */
 	unsigned long done[MAX_CPUS];
+	unsigned long waited_for[MAX_CPUS];	/* holds that saw another CPU queue */
 } hammer;
+
+/*
+ * Inside the lock: wait until another CPU wants it (or none runs, or the
+ * bound passes), so that every acquisition is contended whatever the
+ * host's scheduling.  Without it, a host that ran the vCPUs one after
+ * another gave no contention at all in one make test (80000 acquisitions
+ * in 42 ms, no MCS waiter, so the hand-over kicks that test_drop_kick=mcs
+ * drops were never needed and drop-kick-mcs failed its expectation).
+ * Returns whether another CPU was waiting.
+ */
+static bool hold_until_wanted(void)
+{
+	uint64_t start = cycles(), limit = ns_to_cycles(HAMMER_HOLD_LIMIT_NS);
+
+	while (!__atomic_load_n(&hammer.wanting, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&hammer.running, __ATOMIC_ACQUIRE) < 2 ||
+		    cycles() - start > limit)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
 
 static void hammer_the_lock(void *unused)
 {
-	unsigned long mine = 0;
+	unsigned long mine = 0, waited_for = 0;
 	uint64_t start = now_ns(), stop;
 
 	/* Start together, so that the CPUs really contend (bounded: a CPU may never come). */
+	__atomic_fetch_add(&hammer.running, 1, __ATOMIC_ACQ_REL);
 	__atomic_fetch_add(&hammer.arrived, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&hammer.arrived, __ATOMIC_ACQUIRE) < hammer.expected &&
 	       now_ns() - start < 2000 * MS)
@@ -177,35 +208,31 @@ static void hammer_the_lock(void *unused)
 	while (mine < hammer.limit && cycles() < stop) {
 		unsigned long value;
 
+		__atomic_fetch_add(&hammer.wanting, 1, __ATOMIC_ACQ_REL);
 		spin_lock(&hammer.lock);
-		/*
-		 * Read, let the others run, write: a second CPU inside would lose
-		 * an update.  The hold makes the contention certain even when the
-		 * host runs the vCPUs one after another on one core: then only a
-		 * vCPU stopped while it holds the lock makes the others queue,
-		 * and with a hold of a few cycles none was, in one make test
-		 * (80000 acquisitions in 42 ms, no MCS waiter, so the hand-over
-		 * kicks that test_drop_kick=mcs drops were never needed).
-		 */
+		__atomic_fetch_sub(&hammer.wanting, 1, __ATOMIC_ACQ_REL);
+		/* Read, let the others run, write: a second CPU inside would lose an update. */
 		value = hammer.counter;
-		cpu_relax();
-		ndelay(HAMMER_HOLD_NS);
+		waited_for += hold_until_wanted();
 		hammer.counter = value + 1;
 		spin_unlock(&hammer.lock);
 		mine++;
 	}
+	__atomic_fetch_sub(&hammer.running, 1, __ATOMIC_ACQ_REL);
 	hammer.done[cpu_id()] = mine;
+	hammer.waited_for[cpu_id()] = waited_for;
 }
 
 static void check_exclusion(enum spinlock_kind kind)
 {
-	unsigned long total = 0, most = 0, least = ~0ul;
+	unsigned long total = 0, most = 0, least = ~0ul, contended = 0;
 	unsigned int stuck, taking_part;
 	uint64_t start;
 
 	memset(&hammer, 0, sizeof(hammer));
 	spin_lock_init(&hammer.lock, "hammer", kind);
-	hammer.limit = kernel_options.torture_long ? 1000000 : 20000;
+	/* Each acquisition a hand-over: a few thousand per CPU are plenty. */
+	hammer.limit = kernel_options.torture_long ? 1000000 : 2000;
 	hammer.budget_cycles = ns_to_cycles((kernel_options.torture_long ? 5000 : 300) * MS);
 	/* Every online CPU will be asked; those that cannot start are not waited for. */
 	hammer.expected = cpus_online();
@@ -217,14 +244,15 @@ static void check_exclusion(enum spinlock_kind kind)
 	ASSERT_EQ(stuck, 0u);
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
 		total += hammer.done[cpu];
+		contended += hammer.waited_for[cpu];
 		if (hammer.done[cpu] > most)
 			most = hammer.done[cpu];
 		if (hammer.done[cpu] < least && cpus[cpu].online)
 			least = hammer.done[cpu];
 	}
-	test_diag("%s: %u CPUs, %lu acquisitions in %llu ms (per CPU: most %lu, least %lu)",
-		  spin_lock_kind_name(kind), taking_part, total,
-		  (unsigned long long)((now_ns() - start) / MS), most, least);
+	test_diag("%s: %u CPUs, %lu acquisitions in %llu ms (per CPU: most %lu, least %lu); "
+		  "%lu held while another CPU queued", spin_lock_kind_name(kind), taking_part,
+		  total, (unsigned long long)((now_ns() - start) / MS), most, least, contended);
 	EXPECT_EQ(taking_part, cpus_online());
 	EXPECT_GT(total, 0u);
 	EXPECT_EQ(hammer.counter, total);
