@@ -207,6 +207,12 @@ bool smp_add_cpu(uint32_t apic_id)
 #define AP_BOOT_DEADLINE_NS	(1000ull * 1000 * 1000)	/* 1 s for all of them */
 
 static bool boot_window_closed;
+static bool bringup_waiting;	/* the BSP has begun its wait for the APs */
+
+bool smp_bringup_wait_begun(void)
+{
+	return __atomic_load_n(&bringup_waiting, __ATOMIC_ACQUIRE);
+}
 
 DEFINE_TRIGGER_USER(trigger_user_ap_bringup, "ap_bringup");
 static DEFINE_TRIGGER_FOR(aps_online_trigger, &trigger_user_ap_bringup);
@@ -298,6 +304,7 @@ void smp_boot_aps(void)
 	 */
 	deadline = now_ns() + AP_BOOT_DEADLINE_NS;
 	trigger_reset(&aps_online_trigger);
+	__atomic_store_n(&bringup_waiting, true, __ATOMIC_RELEASE);
 	while (cpus_online() != smp_summary.present &&
 	       (in_time = trigger_wait_timeout(&aps_online_trigger, deadline)))
 		;

@@ -50,6 +50,9 @@ void smp_start_aps_early(void);
 /** smp_boot_aps - start every present AP in parallel (unless started early) and wait, bounded */
 void smp_boot_aps(void);
 
+/** smp_bringup_wait_begun - whether the BSP has begun its bounded wait for the APs */
+bool smp_bringup_wait_begun(void);
+
 static inline unsigned int cpus_present(void)
 {
 	return smp_summary.present;
