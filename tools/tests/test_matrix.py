@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import textwrap
 import unittest
 import xml.etree.ElementTree as ET
@@ -189,37 +188,6 @@ class ScheduleTest(unittest.TestCase):
         durations = {"short": 50.0, "plain": 2.0, "bochs": 40.0, "other": 3.0}
         order = [entry.name for entry in matrix.longest_first(self.entries(), durations)]
         self.assertEqual(order, ["short", "bochs", "other", "plain"])
-
-    def test_host_threads(self):
-        def entry(words):
-            return matrix.Entry("x", 1, run_args=words.split())
-        self.assertEqual(matrix.host_threads(entry("--boot kernel --cpus 8")), 8)
-        self.assertEqual(matrix.host_threads(entry("--smp 6,sockets=2,cores=3")), 6)
-        self.assertEqual(matrix.host_threads(entry("--smp cpus=4,maxcpus=8")), 4)
-        self.assertEqual(matrix.host_threads(entry("--boot kernel")), matrix.DEFAULT_CPUS)
-        self.assertEqual(matrix.host_threads(entry("--emulator bochs --cpus 4")), 1)
-        self.assertEqual(matrix.host_threads(entry("--emulator=bochs --cpus=4")), 1)
-        self.assertEqual(matrix.host_threads(entry("--cpus=4 --cpus 1")), 1)
-
-    def test_two_wide_sections_never_run_at_once(self):
-        wide = {"w1", "w2", "w3"}
-        schedule = matrix.Schedule([matrix.Entry(name, 1) for name in
-                                    ("w1", "w2", "n1", "w3", "n2")],
-                                   wide=lambda entry: entry.name in wide)
-        first, second = schedule.take(), schedule.take()
-        self.assertEqual((first.name, second.name), ("w1", "n1"))   # w2 passed over
-        schedule.done(second)
-        self.assertEqual(schedule.take().name, "n2")
-        taken = []
-        waiter = threading.Thread(target=lambda: taken.append(schedule.take()))
-        waiter.start()
-        waiter.join(0.2)
-        self.assertTrue(waiter.is_alive())      # only wide ones left, and w1 runs
-        schedule.done(first)
-        waiter.join(5)
-        self.assertEqual(taken[0].name, "w2")
-        schedule.cancel()
-        self.assertIsNone(schedule.take())
 
     def test_durations_are_kept_beside_the_logs(self):
         holder = tempfile.TemporaryDirectory()

@@ -62,7 +62,6 @@ import argparse
 import fnmatch
 import json
 import os
-import queue
 import re
 import shlex
 import signal
@@ -72,7 +71,7 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from . import emulators, ktap, verdict
@@ -284,43 +283,23 @@ def select(entries, only=None, groups=None):
     return chosen
 
 
-def run_option(entry, option, default=None):
-    """The value @entry's run gives tools/run's @option (its last, as argparse takes it),
-    as "--option VALUE" or "--option=VALUE", or @default."""
-    words, value = list(entry.run_args), default
-    for index, word in enumerate(words):
-        if word == option and index + 1 < len(words):
-            value = words[index + 1]
-        elif word.startswith(option + "="):
-            value = word[len(option) + 1:]
-    return value
-
-
 def built_emulator(entry):
     """The tools/emulators build @entry's run needs (NAME-VERSION, from its --emulator and
     --emulator-version), or None for the system's emulators."""
-    emulator = run_option(entry, "--emulator", "qemu")
-    version = run_option(entry, "--emulator-version", "system")
+    emulator, version = "qemu", "system"
+    words = list(entry.run_args)
+    for index, word in enumerate(words):
+        for option in ("--emulator", "--emulator-version"):
+            value = None
+            if word == option and index + 1 < len(words):
+                value = words[index + 1]
+            elif word.startswith(option + "="):
+                value = word[len(option) + 1:]
+            if value is not None and option == "--emulator":
+                emulator = value
+            elif value is not None:
+                version = value
     return None if version == "system" else f"{emulator}-{version}"
-
-
-# tools/run's default --cpus.
-DEFAULT_CPUS = 2
-
-
-def host_threads(entry):
-    """How many host CPUs @entry's emulator can keep busy at once: QEMU's TCG runs a
-    thread per vCPU (--cpus N, or --smp's first number), Bochs every CPU on one."""
-    if run_option(entry, "--emulator", "qemu") == "bochs":
-        return 1
-    smp = run_option(entry, "--smp")
-    count = smp.split(",")[0] if smp else run_option(entry, "--cpus", str(DEFAULT_CPUS))
-    if count.startswith("cpus="):
-        count = count[len("cpus="):]
-    try:
-        return max(1, int(count))
-    except ValueError:
-        return DEFAULT_CPUS
 
 
 def skip_reason(entry, root=None):
@@ -410,51 +389,6 @@ def longest_first(entries, durations):
         return (-estimate, index)
 
     return [entry for _, entry in sorted(enumerate(entries), key=expected)]
-
-
-# A section whose emulator can keep this many host CPUs busy is "wide".
-WIDE_THREADS = 3
-
-
-class Schedule:
-    """Hands the sections out in their order to the jobs, never two wide ones at once.
-
-    Two wide sections side by side (a 4- and an 8-vCPU QEMU on a 2-core host)
-    overcommit the host, and their vCPUs spin waiting for vCPUs the host does
-    not run: the same work takes more CPU time.  A wide section runs beside a
-    narrow one (a Bochs run, which simulates every CPU on one thread, or a
-    1- or 2-vCPU QEMU): the first section in order that may start, starts.
-    """
-
-    def __init__(self, entries, wide=lambda entry: host_threads(entry) >= WIDE_THREADS):
-        self.pending = list(entries)
-        self.wide = wide
-        self.wide_running = 0
-        self.condition = threading.Condition()
-
-    def take(self):
-        """The next section to run, waiting while only wide ones are left and one runs;
-        None when there are none left."""
-        with self.condition:
-            while self.pending:
-                for index, entry in enumerate(self.pending):
-                    if not (self.wide_running and self.wide(entry)):
-                        del self.pending[index]
-                        self.wide_running += bool(self.wide(entry))
-                        return entry
-                self.condition.wait()
-            return None
-
-    def done(self, entry):
-        with self.condition:
-            self.wide_running -= bool(self.wide(entry))
-            self.condition.notify_all()
-
-    def cancel(self):
-        """Hand out nothing more (an interrupted run)."""
-        with self.condition:
-            self.pending.clear()
-            self.condition.notify_all()
 
 
 class Runner:
@@ -1010,30 +944,11 @@ def main(argv=None):
     durations = load_durations(args.log_dir)
     if args.jobs > 1:
         chosen = longest_first(chosen, durations)
-    schedule = Schedule(chosen)
-    finished = queue.Queue()
-
-    def job():
-        while True:
-            entry = schedule.take()
-            if entry is None:
-                return
-            try:
-                finished.put(runner.run(entry))
-            finally:
-                schedule.done(entry)
-
     pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
-        jobs = [pool.submit(job) for _ in range(args.jobs)]
-        for _ in chosen:
-            while True:
-                try:
-                    outcome = finished.get(timeout=0.5)
-                    break
-                except queue.Empty:
-                    for done in (job for job in jobs if job.done()):
-                        done.result()       # a job that raised: say so, do not wait on
+        futures = [pool.submit(runner.run, entry) for entry in chosen]
+        for future in as_completed(futures):
+            outcome = future.result()
             outcomes.append(outcome)
             print(format_outcome(outcome, width), flush=True)
             if args.junit_dir and outcome.check is not None:
@@ -1048,7 +963,6 @@ def main(argv=None):
                     print(f"matrix: cannot write {path}: {error.strerror or error}", flush=True)
     except KeyboardInterrupt:
         interrupted = True
-        schedule.cancel()
         runner.stop_all()
         print("matrix: interrupted; stopping the running boots", flush=True)
     finally:
