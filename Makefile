@@ -347,8 +347,9 @@ check-acpi-machines: $(ACPI_MACHINES) $(BUILD)/host/acpi-machines.bin
 # --- Boot matrix --------------------------------------------------------------
 # The ISO first; then make check and the reproducibility build run beside the
 # boots, not before them: much of make check waits (on a fake QEMU or Bochs, or
-# a time-out), so beside the matrix it costs little wall, where before it the
-# boots waited for it.  tools/matrix judges it after the last boot, waiting for
+# a time-out), and beside the matrix its waits overlap the boots instead of
+# delaying them; its CPU time still counts (make test is CPU-bound on 2 cores:
+# docs/measurements.md).  tools/matrix judges it after the last boot, waiting for
 # its status file (written last, whole, by check-recorded).  -j4 for make check:
 # its tools tests mostly wait (41-42 s of wall with -j2, 30-31 s with -j4, the
 # same CPU time, twice each back to back at host load 2-3).
