@@ -29,7 +29,9 @@ int watchdog_cpu(void)
 
 static void start_ticking(void *unused)
 {
-	timer_periodic(WATCHDOG_TICK_NS);
+	/* A candidate that comes to this late, passed over, keeps its timer off. */
+	if ((int)cpu_id() == __atomic_load_n(&watch.watcher, __ATOMIC_ACQUIRE))
+		timer_periodic(WATCHDOG_TICK_NS);
 }
 
 /* watchdog=S: a case may run S seconds; 0 turns the watchdog off. */
@@ -43,32 +45,39 @@ KERNEL_OPTION(watchdog, "seconds, 0..86400 (0: off)", parse_watchdog);
 
 void watchdog_init(void)
 {
-	int candidate = -1;
+	bool tried = false;
 
 	timer_set_tick_watcher(watchdog_tick);
 	if (timeout_seconds == 0) {
 		ktap_note("watchdog: off (watchdog=0)");
 		return;
 	}
-	for (unsigned int i = cpus_present(); i-- > 1;) {
-		if (__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE)) {
-			candidate = (int)i;
-			break;
-		}
-	}
-	if (candidate < 0) {
-		ktap_note("watchdog: off (one CPU): a hung case is ended by the host's timeout");
-		return;
-	}
 	watch.timeout_cycles = ns_to_cycles((uint64_t)timeout_seconds * 1000000000ull);
 	arch_watchdog_nmi_init(watchdog_nmi_is_ours);
-	if (!smp_run_on((unsigned int)candidate, start_ticking, NULL, 1000000000ull)) {
-		ktap_note("watchdog: cpu %d did not start its timer; watchdog off", candidate);
+	/*
+	 * The highest online AP watches; one that does not start its timer in
+	 * time (a vCPU the host stopped) hands the job to the next, and if it
+	 * gets to start_ticking() later it finds it is no longer the watcher.
+	 */
+	for (unsigned int candidate = cpus_present(); candidate-- > 1;) {
+		if (!__atomic_load_n(&cpus[candidate].online, __ATOMIC_ACQUIRE))
+			continue;
+		tried = true;
+		__atomic_store_n(&watch.watcher, (int)candidate, __ATOMIC_RELEASE);
+		if (!smp_run_on(candidate, start_ticking, NULL, 1000000000ull)) {
+			__atomic_store_n(&watch.watcher, -1, __ATOMIC_RELEASE);
+			ktap_note("watchdog: cpu %u did not start its timer", candidate);
+			continue;
+		}
+		ktap_note("watchdog: cpu %u ends any test case that runs longer than %u s",
+			  candidate, timeout_seconds);
 		return;
 	}
-	__atomic_store_n(&watch.watcher, candidate, __ATOMIC_RELEASE);
-	ktap_note("watchdog: cpu %d ends any test case that runs longer than %u s", candidate,
-		  timeout_seconds);
+	if (tried)
+		ktap_note("watchdog: off (no AP started its timer): a hung case is ended by the "
+			  "host's timeout");
+	else
+		ktap_note("watchdog: off (one CPU): a hung case is ended by the host's timeout");
 }
 
 static void stop_ticking(void *unused)

@@ -392,6 +392,7 @@ void cpu_idle_loop(void)
 	struct cpu *cpu = this_cpu();
 
 	for (;;) {
+		uint32_t posted = WORK_SLOT_POSTED, running = WORK_SLOT_RUNNING;
 		unsigned long requested;
 
 		/*
@@ -402,39 +403,83 @@ void cpu_idle_loop(void)
 		 */
 		local_irq_disable();
 		requested = __atomic_load_n(&cpu->work.requested, __ATOMIC_ACQUIRE);
-		if (requested != cpu->work.completed) {
-			void (*runner)(void (*)(void *), void *) =
-				__atomic_load_n(&work_runner, __ATOMIC_ACQUIRE);
-
-			local_irq_enable();
-			if (runner)
-				runner(cpu->work.function, cpu->work.argument);
-			else
-				cpu->work.function(cpu->work.argument);
-			/* Completed however the work ended, so smp_wait_for() returns. */
-			__atomic_store_n(&cpu->work.completed, requested, __ATOMIC_RELEASE);
+		if (requested == cpu->work.completed) {
+			enable_interrupts_and_wait();
 			continue;
 		}
-		enable_interrupts_and_wait();
+		/*
+		 * A request is POSTED or, if its requester timed out before we
+		 * got here, WITHDRAWN: then it is not run, only completed, and
+		 * the slot freed.  Neither the request nor the state moves
+		 * until we do.
+		 */
+		if (!__atomic_compare_exchange_n(&cpu->work.state, &posted, WORK_SLOT_RUNNING, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&cpu->work.completed, requested, __ATOMIC_RELEASE);
+			__atomic_store_n(&cpu->work.state, WORK_SLOT_FREE, __ATOMIC_RELEASE);
+			continue;
+		}
+		void (*runner)(void (*)(void *), void *) =
+			__atomic_load_n(&work_runner, __ATOMIC_ACQUIRE);
+
+		local_irq_enable();
+		if (runner)
+			runner(cpu->work.function, cpu->work.argument);
+		else
+			cpu->work.function(cpu->work.argument);
+		/* Completed however the work ended, so smp_wait_for() returns. */
+		__atomic_store_n(&cpu->work.completed, requested, __ATOMIC_RELEASE);
+		if (!__atomic_compare_exchange_n(&cpu->work.state, &running, WORK_SLOT_DONE, false,
+						 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			__atomic_store_n(&cpu->work.state, WORK_SLOT_FREE, __ATOMIC_RELEASE);
 	}
 }
 
 bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argument)
 {
 	struct cpu *cpu;
-	uint32_t unlocked = 0;
+	uint32_t free = WORK_SLOT_FREE;
 
 	if (target >= smp_summary.present || !__atomic_load_n(&cpus[target].online, __ATOMIC_ACQUIRE))
 		return false;
 	cpu = &cpus[target];
-	if (!__atomic_compare_exchange_n(&cpu->work.lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&cpu->work.state, &free, WORK_SLOT_POSTED, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	cpu->work.function = function;
 	cpu->work.argument = argument;
 	/* Release: the target sees function and argument before the request. */
 	__atomic_fetch_add(&cpu->work.requested, 1, __ATOMIC_RELEASE);
 	arch_wake_cpu(cpu);
+	return true;
+}
+
+/*
+ * smp_wait_for()'s time-out: the host may only have stopped the target, so
+ * the slot is not kept taken for good.  Work not yet begun is withdrawn: it
+ * never runs, so it cannot write to its requester's stack after the
+ * requester has gone on, and the target frees the slot when it next looks.
+ * Begun work frees the slot when it ends.  Only a target that never runs
+ * again keeps the slot, and no request queues behind its stuck one.
+ * Returns whether the work ended after all.
+ */
+static bool smp_give_up_on(struct cpu_work *work)
+{
+	uint32_t state = WORK_SLOT_POSTED;
+
+	if (!smp_work_slot_test_seam())
+		return false;	/* test_break=abandoned_slot: the slot stays taken */
+	if (__atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_WITHDRAWN, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	if (state == WORK_SLOT_RUNNING &&
+	    __atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_ABANDONED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	if (state != WORK_SLOT_DONE)
+		return false;	/* not ours: smp_wait_for() was called again after giving up */
+	/* It ended between the last look and now. */
+	__atomic_store_n(&work->state, WORK_SLOT_FREE, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -445,23 +490,37 @@ bool smp_wait_for(unsigned int target, uint64_t timeout_ns)
 	struct poll_pace pace;
 
 	poll_pace_begin(&pace);
-	while (__atomic_load_n(&cpu->work.completed, __ATOMIC_ACQUIRE) !=
-	       __atomic_load_n(&cpu->work.requested, __ATOMIC_RELAXED)) {
+	while (__atomic_load_n(&cpu->work.state, __ATOMIC_ACQUIRE) != WORK_SLOT_DONE) {
 		if (cycles() - pace.begun > limit)
-			return false;	/* the slot stays taken: the CPU is stuck */
+			return smp_give_up_on(&cpu->work);
 		poll_pace_relax(&pace);
 	}
-	__atomic_store_n(&cpu->work.lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&cpu->work.state, WORK_SLOT_FREE, __ATOMIC_RELEASE);
 	return true;
 }
 
 bool smp_run_on(unsigned int target, void (*function)(void *), void *argument, uint64_t timeout_ns)
 {
+	uint64_t waited_ns;
+	struct poll_pace pace;
+
 	if (target == cpu_id()) {
 		function(argument);
 		return true;
 	}
-	return smp_run_on_async(target, function, argument) && smp_wait_for(target, timeout_ns);
+	/*
+	 * The slot may still be taken by a request an earlier caller gave up
+	 * on: it is freed when that late CPU runs again, which is worth the
+	 * wait that this caller would give the work itself.
+	 */
+	poll_pace_begin(&pace);
+	while (!smp_run_on_async(target, function, argument)) {
+		if (!cpu_is_online(target) || cycles_to_ns(cycles() - pace.begun) > timeout_ns)
+			return false;
+		poll_pace_relax(&pace);
+	}
+	waited_ns = cycles_to_ns(cycles() - pace.begun);
+	return smp_wait_for(target, timeout_ns > waited_ns ? timeout_ns - waited_ns : 0);
 }
 
 /* --- Options --------------------------------------------------------------- */

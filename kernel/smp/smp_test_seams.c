@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The test-only switches of smp_call, stop_machine and AP bring-up behind
- * their seams (smp/smp_test_seams.h), and the one option that drops the
- * kicks of any converted user, the MCS lock's included (its seam is
- * sync/sync_test_seams.h): what each switch breaks or delays, and its
+ * The test-only switches of smp_call, stop_machine, AP bring-up and the work
+ * slot behind their seams (smp/smp_test_seams.h), and the one option that
+ * drops the kicks of any converted user, the MCS lock's included (its seam
+ * is sync/sync_test_seams.h): what each switch breaks or delays, and its
  * option.  Never for real runs.
  */
 #include <cpu/cpu.h>
@@ -105,6 +105,11 @@ bool smp_bringup_test_seam(void)
 		udelay(ap_delay_us);	/* a late AP: the BSP waits for its kick */
 	}
 	return !__atomic_load_n(&bringup_drop, __ATOMIC_RELAXED);
+}
+
+bool smp_work_slot_test_seam(void)
+{
+	return !test_break_given(TEST_BREAK_ABANDONED_SLOT);
 }
 
 unsigned int smp_test_ap_delay_us(void)

@@ -27,9 +27,16 @@ static unsigned int arrived, participants;
 
 static void warp_test(void *unused)
 {
-	/* Start together, so that the CPUs really interleave. */
+	uint64_t waited_from = cycles(), patience = ns_to_cycles(WARP_TEST_TIMEOUT_NS);
+
+	/*
+	 * Start together, so that the CPUs really interleave; but not forever:
+	 * a CPU the host stopped before it took the request, or a stuck one,
+	 * must not hang the boot (the BSP reports who did not finish).
+	 */
 	__atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants)
+	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants &&
+	       cycles() - waited_from < patience)
 		cpu_relax();
 	uint64_t start = cycles(), duration = ns_to_cycles(WARP_TEST_NS);
 
@@ -52,6 +59,7 @@ static void warp_test(void *unused)
 
 void tsc_sync_check(void)
 {
+	bool asked[MAX_CPUS] = { false };	/* only a CPU that took the request is waited for */
 	unsigned int started = 0;
 
 	participants = cpus_online();
@@ -61,14 +69,14 @@ void tsc_sync_check(void)
 		return;
 	}
 	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (cpus[i].online && smp_run_on_async(i, warp_test, NULL))
-			started++;
+		asked[i] = cpus[i].online && smp_run_on_async(i, warp_test, NULL);
+		started += asked[i];
 	}
 	if (started + 1 < participants)
 		participants = started + 1;	/* do not wait for a CPU that was not asked */
 	warp_test(NULL);
 	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (cpus[i].online && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS))
+		if (asked[i] && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS))
 			ktap_note("time: cpu %u did not finish the TSC warp test", i);
 	}
 	tsc_sync.checked = true;

@@ -121,6 +121,8 @@ extern struct kernel_options kernel_options;
 								 * no IA32_UMWAIT_CONTROL limit */
 #define TEST_BREAK_PROBE_WARM_LATE		(1u << 12)	/* the store probes' kicker warms
 								 * its mapping after the MONITOR */
+#define TEST_BREAK_ABANDONED_SLOT		(1u << 13)	/* a work slot given up after a
+								 * time-out is never freed */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)

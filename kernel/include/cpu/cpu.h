@@ -19,14 +19,31 @@ struct recovery_context;
 /*
  * The minimal cross-CPU work slot (smp.h): one request at a time per
  * target, a sequence number each way.  The SMP issue's call-function queues
- * build on the same idle loop.
+ * build on the same idle loop.  Its state changes are each one
+ * compare-and-exchange or a store by the one side that may make it:
+ * FREE -> POSTED by a requester; POSTED -> RUNNING by the target, which
+ * then runs the work; RUNNING -> DONE by the target and DONE -> FREE by
+ * the requester that waited.  A requester that times out withdraws work
+ * not yet begun (POSTED -> WITHDRAWN; the target does not run it, and
+ * frees the slot when it next looks), or leaves running work to free the
+ * slot when it ends (RUNNING -> ABANDONED -> FREE by the target): a vCPU
+ * the host stopped is late, not lost.
  */
+enum work_slot_state {
+	WORK_SLOT_FREE,
+	WORK_SLOT_POSTED,
+	WORK_SLOT_RUNNING,
+	WORK_SLOT_DONE,
+	WORK_SLOT_WITHDRAWN,
+	WORK_SLOT_ABANDONED,
+};
+
 struct cpu_work {
 	void (*function)(void *argument);
 	void *argument;
 	unsigned long requested;	/* bumped by the requester */
 	unsigned long completed;	/* set to requested by the target when done */
-	uint32_t lock;			/* one requester at a time */
+	uint32_t state;			/* enum work_slot_state */
 };
 
 struct cpu {

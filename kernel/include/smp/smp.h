@@ -78,7 +78,14 @@ int cpu_from_apic_id(uint32_t apic_id);
  */
 bool smp_run_on_async(unsigned int cpu, void (*function)(void *), void *argument);
 
-/** smp_wait_for - wait until @cpu finished its request; false after @timeout_ns */
+/**
+ * smp_wait_for - wait until @cpu finished the request the caller posted;
+ * false after @timeout_ns.  The slot is then given up, not kept: a CPU that
+ * was only late (a vCPU the host stopped) takes requests again once it has
+ * finished that one (work it had not begun is withdrawn and never runs);
+ * a stuck one never does.  After false the request is no longer the
+ * caller's to wait for.
+ */
 bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
 
 /**
@@ -89,7 +96,11 @@ bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
  */
 void smp_set_work_runner(void (*runner)(void (*function)(void *), void *argument));
 
-/** smp_run_on - run and wait; @cpu may be the caller itself */
+/**
+ * smp_run_on - run and wait; @cpu may be the caller itself.  A slot still
+ * taken by a request an earlier caller gave up on is waited for, within
+ * the same @timeout_ns.
+ */
 bool smp_run_on(unsigned int cpu, void (*function)(void *), void *argument, uint64_t timeout_ns);
 
 /**

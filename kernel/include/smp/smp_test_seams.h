@@ -2,12 +2,13 @@
 #ifndef TRIGOS_SMP_TEST_SEAMS_H
 #define TRIGOS_SMP_TEST_SEAMS_H
 /*
- * The test-only switches of smp_call, stop_machine and AP bring-up, each
- * subsystem's behind one named hook that its production code calls and
- * that kernel/smp/smp_test_seams.c implements with the switches' options
- * (test_drop_kick=call|call_once|stop_machine|bringup, test_late_target=,
- * smp_ap_delay_us=): the switches, their state and their holds live there,
- * not in the call loop or on the AP's way online.
+ * The test-only switches of smp_call, stop_machine, AP bring-up and the idle
+ * loop's work slot, each subsystem's behind one named hook that its
+ * production code calls and that kernel/smp/smp_test_seams.c implements
+ * with the switches' options (test_drop_kick=call|call_once|stop_machine|
+ * bringup, test_late_target=, smp_ap_delay_us=, test_break=abandoned_slot):
+ * the switches, their state and their holds live there, not in the call
+ * loop, on the AP's way online or in the idle loop.
  * With no switch given each hook returns at once, kicking.  Never for real
  * runs; tests/matrix.cfg has a section for each switch.
  */
@@ -42,6 +43,13 @@ bool stop_machine_test_seam(enum stop_machine_test_point point);
  * to be dropped (test_drop_kick=bringup)
  */
 bool smp_bringup_test_seam(void);
+
+/**
+ * smp_work_slot_test_seam - the work slot's one seam: whether a slot whose
+ * requester timed out is freed when its work completes (false:
+ * test_break=abandoned_slot keeps it taken, as a stuck CPU's is)
+ */
+bool smp_work_slot_test_seam(void);
 
 /** smp_test_ap_delay_us - smp_ap_delay_us=N's N: how long each AP waited before it came online */
 unsigned int smp_test_ap_delay_us(void);
