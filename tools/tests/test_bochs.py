@@ -88,6 +88,12 @@ class GrubCfgTest(unittest.TestCase):
                       "'seed=7' 'cpus=2'\n", text)
         self.assertNotIn("exit=halt", text)
 
+    def test_no_video_modules_are_loaded(self):
+        self.assertIn("insmod all_video\n", ISO_CFG)
+        text = bochs.grub_cfg(ISO_CFG, "cpus=2")
+        self.assertNotIn("all_video", text)
+        self.assertIn("terminal_output serial console\n", text)
+
     def test_machine_bochs_comes_first_so_the_command_line_may_override_it(self):
         self.assertEqual(bochs.kernel_words("machine=auto"), ["machine=bochs", "machine=auto"])
         self.assertEqual(bochs.kernel_words(None), ["machine=bochs"])

@@ -222,6 +222,14 @@ def grub_quote(word):
     return "'" + word + "'"
 
 
+# The ISO's `insmod all_video` is left out of the Bochs copy's grub.cfg: the
+# only mode GRUB finds there is the cirrus BIOS's 640x480 indexed one, which
+# the kernel cannot draw, and loading the video modules from the CD and
+# setting that mode took about 1 s of every Bochs boot (4.8 s instead of 5.6
+# to 7.7 s for a lib_glob run, measured with the mode and without).
+BIOS_VIDEO_LEFT_OUT = "insmod all_video"
+
+
 def grub_cfg(original, cmdline, release=RELEASE_SYSTEM):
     """The derived grub.cfg: @original's settings before its first menu entry, then one
     entry booting the kernel with machine=bochs (kernel_words()) and @cmdline (pure)."""
@@ -229,6 +237,8 @@ def grub_cfg(original, cmdline, release=RELEASE_SYSTEM):
     for line in original.split("\n"):
         if re.match(r"\s*menuentry\b", line):
             break
+        if re.match(r"\s*insmod\s+all_video\s*$", line):
+            continue    # BIOS_VIDEO_LEFT_OUT
         preamble.append(line)
     else:
         raise BochsError("the ISO's grub.cfg has no menuentry: not the project's ISO?")
