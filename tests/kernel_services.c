@@ -143,6 +143,9 @@ static void bochs_is_believed_only_when_told(void)
 	EXPECT_EQ(bochs_release(), running_under_bochs() ? 27u : 0u);
 	test_diag("machine=bochs is %s here", running_under_bochs() ? "believed" :
 		  "refuted by QEMU's evidence");
+	options_parse("machine=bochs-2.8", "test line");
+	EXPECT_EQ(machine_told_by_option(), MACHINE_TOLD_BOCHS_2_8);
+	EXPECT_EQ(bochs_release(), running_under_bochs() ? 28u : 0u);
 	options_parse("machine=bochs-3.0", "test line");
 	EXPECT_EQ(machine_told_by_option(), MACHINE_TOLD_BOCHS_3_0);
 	EXPECT_EQ(bochs_release(), running_under_bochs() ? 30u : 0u);

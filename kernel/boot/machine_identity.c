@@ -22,6 +22,7 @@ static bool parse_machine(const struct cmdline_word *word, const char **error)
 	static const char *const machines[] = {
 		[MACHINE_TOLD_NOTHING] = "auto",
 		[MACHINE_TOLD_BOCHS] = "bochs",
+		[MACHINE_TOLD_BOCHS_2_8] = "bochs-2.8",
 		[MACHINE_TOLD_BOCHS_3_0] = "bochs-3.0",
 	};
 	int told = cmdline_value_index(word, machines, sizeof(machines) / sizeof(machines[0]));
@@ -31,7 +32,7 @@ static bool parse_machine(const struct cmdline_word *word, const char **error)
 	machine_told = (enum machine_told)told;
 	return true;
 }
-KERNEL_OPTION(machine, "auto, bochs (2.7) or bochs-3.0", parse_machine);
+KERNEL_OPTION(machine, "auto, bochs (2.7), bochs-2.8 or bochs-3.0", parse_machine);
 
 bool running_under_bochs(void)
 {
@@ -42,7 +43,14 @@ unsigned int bochs_release(void)
 {
 	if (!running_under_bochs())
 		return 0;
-	return machine_told == MACHINE_TOLD_BOCHS_3_0 ? 30 : 27;
+	switch (machine_told) {
+	case MACHINE_TOLD_BOCHS_3_0:
+		return 30;
+	case MACHINE_TOLD_BOCHS_2_8:
+		return 28;
+	default:
+		return 27;
+	}
 }
 
 const char *machine_name(void)
@@ -56,8 +64,11 @@ void machine_identify(void)
 {
 	const struct hypervisor_info *info = hypervisor_info();
 
-	if (bochs_release() == 30) {
-		ktap_note("machine: bochs 3.0 (told by machine=bochs-3.0)");
+	unsigned int release = bochs_release();
+
+	if (release > 27) {
+		ktap_note("machine: bochs %u.%u (told by machine=bochs-%u.%u)", release / 10,
+			  release % 10, release / 10, release % 10);
 	} else if (running_under_bochs()) {
 		ktap_note("machine: bochs (told by machine=bochs)");
 	} else if (running_under_qemu()) {

@@ -8,11 +8,13 @@
  * REL_2_7_FINAL of the Bochs repository (Debian 12 ships 2.7).
  *
  * machine=bochs-3.0 names Bochs 3.0 (Debian 13's source package, built by
- * tools/emulators), which fixed bugs 1, 3 and 6: its workarounds are left
- * out there (bochs_fixed_in[]), as its matrix sections' probes showed they
- * can be (docs/emulators.md, Bochs 3.0).  Bochs 3.0's MONITOR and UMONITOR
- * wake every sleeping CPU instead (bx_pc_system.invlpg() -> TLB_invlpg() ->
- * wakeup_monitor(), cpu/paging.cc): a spurious return, never a lost one.
+ * tools/emulators) and machine=bochs-2.8 Bochs 2.8, which fixed bugs 1, 3
+ * and 6: their workarounds are left out there (bochs_fixed_in[]), as the
+ * bochs3-* matrix sections' probes showed they can be, on 3.0 and on a 2.8
+ * built from the Bochs repository's REL_2_8_FINAL (docs/emulators.md).
+ * Since 2.8 MONITOR and UMONITOR wake every sleeping CPU instead
+ * (bx_pc_system.invlpg() -> TLB_invlpg() -> wakeup_monitor(),
+ * cpu/paging.cc): a spurious return, never a lost one.
  *
  *  1. MONITOR arms on the last slow-path access, not its operand: INVLPG
  *     of the operand's page first (monitor-operand).
@@ -55,19 +57,20 @@ bool trigger_monitor_store_only;
 
 /*
  * The Bochs release (bochs_release()) that fixed each bug; 0: none here.
- * Bug 1: 3.0's tickle_read_linear() (cpu/access2.cc) sets paddress1 and
- * memtype1 on a TLB hit too.  Bug 3: 3.0's TLB_invlpg() wakes the sleeper
- * whose monitor it resets.  Bug 6: 3.0's MWAITX arms its own timer
- * (set_mwaitx_timer(), cpu/apic.cc).  Bugs 4 and 5 remain in 3.0: its
+ * Bug 1: 2.8's tickle_read_linear() (cpu/access2.cc) sets paddress1 and
+ * memtype1 on a TLB hit too.  Bug 3: 2.8's TLB_invlpg() wakes the sleeper
+ * whose monitor it resets.  Bug 6: 2.8's set_mwaitx_timer() (cpu/apic.cc)
+ * arms its own timer; 2.7's passed its active flag where the timer's
+ * handle belongs.  Each is so in 3.0 too.  Bugs 4 and 5 remain in 3.0: its
  * MONITOR still drops only the TLB entries whose linear address equals the
  * physical one, and getHostMemAddr() (memory/misc_mem.cc) still refuses a
  * fast path only to an entry filled while the page is monitored (bug 4);
  * is_monitor() (cpu/mwait.cc) still misses a write that begins at byte 63
- * (bug 5).  trigger_store_wake's *_probe_of_one_byte_stores see both on 2.7
- * and 3.0; their "workarounds" are a check and the trigger's layout, on
+ * (bug 5).  trigger_store_wake's *_probe_of_one_byte_stores see both on 2.7,
+ * 2.8 and 3.0; their "workarounds" are a check and the trigger's layout, on
  * every release.
  */
-static const unsigned int bochs_fixed_in[] = { [1] = 30, [3] = 30, [6] = 30 };
+static const unsigned int bochs_fixed_in[] = { [1] = 28, [3] = 28, [6] = 28 };
 
 /* Workarounds in force: bugs this Bochs release still has. */
 static bool work_around_monitor_operand, work_around_wake_ipi;
@@ -241,6 +244,7 @@ static bool identity_mapped(uint64_t address)
 void trigger_bochs_init(void)
 {
 	extern char __data_start[], __bss_end[];
+	unsigned int release = bochs_release();
 	uint8_t on_the_stack;
 	bool identity;
 
@@ -260,16 +264,17 @@ void trigger_bochs_init(void)
 	if (test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
 		ktap_note("bochs: test_break=bochs_wake_ipi: no wake IPI for MWAIT sleepers (test only)");
 	if (!bochs_has_bug(1))
-		ktap_note("bochs: workaround monitor-operand: not applied: Bochs 3.0 arms MONITOR "
-			  "on its operand (bug 1 fixed)");
+		ktap_note("bochs: workaround monitor-operand: not applied: Bochs %u.%u arms MONITOR "
+			  "on its operand (bug 1 fixed in 2.8)", release / 10, release % 10);
 	else if (work_around_monitor_operand)
 		ktap_note("bochs: workaround monitor-operand: INVLPG of the trigger's page before "
 			  "each MONITOR/MONITORX, which else arms on the last slow-path access (bug 1)");
 	ktap_note("bochs: workaround cr0: none needed: every CPU loads CR0 with CD and NW clear, "
 		  "which Bochs sets on every INIT (bug 2)");
 	if (!bochs_has_bug(3))
-		ktap_note("bochs: workaround wake-ipi: not applied: Bochs 3.0's MONITOR/UMONITOR "
-			  "wakes the sleepers whose monitor it resets (bug 3 fixed; spurious returns)");
+		ktap_note("bochs: workaround wake-ipi: not applied: Bochs %u.%u's MONITOR/UMONITOR "
+			  "wakes the sleepers whose monitor it resets (bug 3 fixed in 2.8; spurious "
+			  "returns)", release / 10, release % 10);
 	else if (work_around_wake_ipi)
 		ktap_note("bochs: workaround wake-ipi: MWAIT/MWAITX sleepers are published for the "
 			  "kick's wake IPI (interrupt break %s), as any CPU's MONITOR disarms the "
@@ -284,8 +289,8 @@ void trigger_bochs_init(void)
 		ktap_note("bochs: workaround mwaitx-timer: MWAITX without its timer; a LAPIC one-shot "
 			  "with the interrupt break bounds an interrupts-off MWAITX (bug 6)");
 	else
-		ktap_note("bochs: workaround mwaitx-timer: not applied: Bochs 3.0's MWAITX timer "
-			  "ends the wait (bug 6 fixed)");
+		ktap_note("bochs: workaround mwaitx-timer: not applied: Bochs %u.%u's MWAITX timer "
+			  "ends the wait (bug 6 fixed in 2.8)", release / 10, release % 10);
 }
 
 void trigger_bochs_report(const char *prefix)

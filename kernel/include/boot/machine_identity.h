@@ -9,6 +9,7 @@
 enum machine_told {
 	MACHINE_TOLD_NOTHING,	/* machine=auto: QEMU is recognised from evidence */
 	MACHINE_TOLD_BOCHS,	/* machine=bochs: Debian 12's Bochs 2.7 */
+	MACHINE_TOLD_BOCHS_2_8,	/* machine=bochs-2.8: Bochs 2.8 (no package here; probed) */
 	MACHINE_TOLD_BOCHS_3_0,	/* machine=bochs-3.0: Bochs 3.0 (tools/emulators builds it) */
 };
 
@@ -33,7 +34,8 @@ bool running_under_bochs(void);
 
 /**
  * bochs_release - which Bochs machine= named, as major * 10 + minor: 27 for
- * machine=bochs (Debian 12's 2.7), 30 for machine=bochs-3.0; 0 when not
+ * machine=bochs (Debian 12's 2.7), 28 for machine=bochs-2.8, 30 for
+ * machine=bochs-3.0; 0 when not
  * running_under_bochs().  Each Bochs workaround applies to the releases
  * whose bug it works around (kernel/arch/x86/trigger_bochs.c).
  */
