@@ -167,10 +167,11 @@ KERNEL_OPTION(test_late_target, "call or stop_machine (its suite must still pass
 /*
  * smp_ap_delay_us=N: each AP waits N us before it comes online, so that the
  * BSP's bring-up wait really waits for kicks (matrix sections
- * smp-late-aps and drop-kick-bringup).
+ * smp-late-aps and drop-kick-bringup), or past its 1 s deadline
+ * (smp-aps-late-past-the-deadline).
  */
 static bool parse_smp_ap_delay_us(const struct cmdline_word *word, const char **error)
 {
-	return option_parse_number(word, error, 0, 500000, &ap_delay_us);
+	return option_parse_number(word, error, 0, 2000000, &ap_delay_us);
 }
-KERNEL_OPTION(smp_ap_delay_us, "microseconds, 0..500000", parse_smp_ap_delay_us);
+KERNEL_OPTION(smp_ap_delay_us, "microseconds, 0..2000000", parse_smp_ap_delay_us);

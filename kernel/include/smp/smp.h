@@ -28,6 +28,8 @@ struct smp_summary {
 	unsigned int unreachable;	/* enabled, but an APIC ID the APIC mode cannot address */
 	unsigned int platform_cpus;	/* vCPUs QEMU started (fw_cfg); 0: not known */
 	unsigned int hidden;		/* of those, how many the table does not list as enabled */
+	bool lists_platform_vcpus;	/* the table is QEMU's own (its CPUs are QEMU's vCPUs) */
+	char madt_oem_id[7];		/* the MADT's OEM ID, "" without one */
 	unsigned int present;		/* logical CPUs we tried to run: cpus[0..present) */
 	unsigned int online;		/* of those, running */
 	uint64_t kernel_entry_cycles;	/* TSC at kmain */
