@@ -55,7 +55,8 @@ static void online_count_matches_the_firmware(void)
 		 * (the wait ends at its deadline), and no more come up than QEMU has.
 		 */
 		test_diag("the MADT (OEM '%s') lists %u CPUs, QEMU has %u: %u online, the rest "
-			  "failed", smp_summary.madt_oem_id, expected, smp_summary.platform_cpus, cpus_online());
+			  "failed", smp_summary.madt_oem_id, expected, smp_summary.platform_cpus,
+			  cpus_online());
 		EXPECT_LE(cpus_online(), smp_summary.platform_cpus);
 		for (unsigned int i = 0; i < cpus_present(); i++)
 			EXPECT_EQ(cpus[i].boot_failed, !cpus[i].online);
