@@ -18,6 +18,7 @@
 #include <sync/irq.h>
 #include <smp/smp.h>
 #include <harness/test.h>
+#include <harness/watchdog.h>
 #include <time/time.h>
 #include <sync/poll_wait.h>
 #include <asm/instructions.h>
@@ -66,6 +67,21 @@ static inline bool cpu_test_budget_spent(struct cpu_test_budget *budget)
 static inline bool cpu_test_online(unsigned int cpu)
 {
 	return cpu < cpus_present() && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE);
+}
+
+/* A CPU other than this one, one without the watchdog's tick if there is one; -1: none. */
+static inline int cpu_test_other_cpu(void)
+{
+	int found = -1;
+
+	for (unsigned int i = 0; i < cpus_present(); i++) {
+		if (i == cpu_id() || !cpu_is_online(i))
+			continue;
+		if ((int)i != watchdog_cpu())
+			return (int)i;
+		found = (int)i;
+	}
+	return found;
 }
 
 /**

@@ -213,7 +213,7 @@ TEST_SUITE_ONCE(example, example_cases, example_suite_init, NULL, NULL, example_
 
 static void ping_pong_round_trip(void)
 {
-	int other = trigger_test_other_cpu();
+	int other = cpu_test_other_cpu();
 	uint64_t start, rounds = 100;
 
 	if (other < 0)

@@ -382,14 +382,15 @@ static void bring_up_wait_ended_by_the_last_aps_kick(void)
 #define SLOT_TEST_TIMEOUT_NS	(1000ull * 1000)
 
 static struct {
-	bool holding, released;
+	uint64_t holding;	/* 1 once the helper holds (cpu_test_wait_at_least) */
+	bool released;
 	unsigned int late_runs;
 	unsigned int ran_on;
 } slot_test;
 
 static void hold_until_released(void *unused)
 {
-	__atomic_store_n(&slot_test.holding, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&slot_test.holding, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&slot_test.released, __ATOMIC_ACQUIRE))
 		cpu_relax();
 }
@@ -404,32 +405,9 @@ static void record_cpu(void *unused)
 	__atomic_store_n(&slot_test.ran_on, cpu_id(), __ATOMIC_RELEASE);
 }
 
-/* The last online CPU but the caller, or -1. */
-static int slot_test_helper(void)
-{
-	for (unsigned int cpu = cpus_present(); cpu-- > 0;) {
-		if (cpu != cpu_id() && cpu_is_online(cpu))
-			return (int)cpu;
-	}
-	return -1;
-}
-
 static void slot_test_start(void)
 {
 	slot_test = (typeof(slot_test)){ .ran_on = ~0u };
-}
-
-/* Whether the helper said it holds, within the usual patience. */
-static bool slot_test_wait_for_hold(void)
-{
-	uint64_t start = now_ns();
-
-	while (!__atomic_load_n(&slot_test.holding, __ATOMIC_ACQUIRE)) {
-		if (now_ns() - start > REMOTE_TIMEOUT_NS)
-			return false;
-		cpu_relax();
-	}
-	return true;
 }
 
 /*
@@ -455,7 +433,7 @@ static void slot_test_cpu_takes_work(unsigned int cpu)
 
 static void work_not_begun_by_its_time_out_is_withdrawn(void)
 {
-	int helper = slot_test_helper();
+	int helper = cpu_test_other_cpu();
 	bool held, posted = false, finished = false;
 
 	if (helper < 0)
@@ -464,7 +442,7 @@ static void work_not_begun_by_its_time_out_is_withdrawn(void)
 	/* Held in a call's handler, interrupts off: its idle loop cannot look at the slot. */
 	ASSERT_EQ(smp_call_function_single((unsigned int)helper, hold_until_released, NULL, false),
 		  SMP_CALL_OK);
-	held = slot_test_wait_for_hold();
+	held = cpu_test_wait_at_least(&slot_test.holding, 1, REMOTE_TIMEOUT_NS);
 	if (held) {
 		posted = smp_run_on_async((unsigned int)helper, count_late_run, NULL);
 		finished = posted && smp_wait_for((unsigned int)helper, SLOT_TEST_TIMEOUT_NS);
@@ -480,14 +458,14 @@ static void work_not_begun_by_its_time_out_is_withdrawn(void)
 
 static void a_cpu_late_with_its_work_takes_work_again(void)
 {
-	int helper = slot_test_helper();
+	int helper = cpu_test_other_cpu();
 	bool held, finished = false;
 
 	if (helper < 0)
 		test_skip("one CPU: no other CPU to give work");
 	slot_test_start();
 	ASSERT_TRUE(smp_run_on_async((unsigned int)helper, hold_until_released, NULL));
-	held = slot_test_wait_for_hold();
+	held = cpu_test_wait_at_least(&slot_test.holding, 1, REMOTE_TIMEOUT_NS);
 	if (held)
 		finished = smp_wait_for((unsigned int)helper, SLOT_TEST_TIMEOUT_NS);
 	__atomic_store_n(&slot_test.released, true, __ATOMIC_RELEASE);

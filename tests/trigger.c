@@ -260,7 +260,7 @@ static void wait_for_the_timer_handler(void *own_timer)
  */
 static void kick_from_an_interrupt_handler_wakes_the_wait(const void *param)
 {
-	int other = trigger_test_other_cpu();
+	int other = cpu_test_other_cpu();
 	bool was_enabled, paused;
 
 	if ((int)cpu_id() == watchdog_cpu())
@@ -492,7 +492,7 @@ static void receive_messages(void *unused)
 
 static void data_written_before_a_kick_is_seen_after_the_wait(const void *param)
 {
-	int receiver = trigger_test_other_cpu();
+	int receiver = cpu_test_other_cpu();
 	bool paused;
 
 	if (receiver < 0)

@@ -118,21 +118,6 @@ static inline enum trigger_backend_id trigger_test_use_backend(const void *param
 	for (enum trigger_backend_id backend = trigger_test_use_backend(param),          \
 	     *backend_once_ = &backend; backend_once_; backend_once_ = NULL)
 
-/* A CPU other than this one, one without the watchdog's tick if there is one; -1: none. */
-static inline int trigger_test_other_cpu(void)
-{
-	int found = -1;
-
-	for (unsigned int i = 0; i < cpus_present(); i++) {
-		if (i == cpu_id() || !cpu_is_online(i))
-			continue;
-		if ((int)i != watchdog_cpu())
-			return (int)i;
-		found = (int)i;
-	}
-	return found;
-}
-
 /*
  * For a case whose waiter is this CPU, and which must see it sleep: another
  * CPU to help it.  Skips the case when there is none, or when this CPU
@@ -140,7 +125,7 @@ static inline int trigger_test_other_cpu(void)
  */
 static inline unsigned int trigger_test_helper_cpu(void)
 {
-	int helper = trigger_test_other_cpu();
+	int helper = cpu_test_other_cpu();
 
 	if (helper < 0)
 		test_skip("one CPU: no other CPU to help");

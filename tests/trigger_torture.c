@@ -442,7 +442,7 @@ static void kick_in_lockstep(void *unused)
 
 static void a_kick_and_a_publish_at_the_same_moment_see_each_other(void)
 {
-	int kicker = trigger_test_other_cpu();
+	int kicker = cpu_test_other_cpu();
 	unsigned long trials = 0, both_missed = 0, waiter_saw = 0, kicker_saw = 0;
 	unsigned int offset = 0;	/* the waiter's extra loop turns: where the halves meet */
 	uint64_t start = now_ns();
