@@ -565,10 +565,10 @@ static void overlap_sleep(int which, unsigned long *asleep)
 
 	trigger_reset(&overlap.trigger);
 	__atomic_store_n(asleep, 1, __ATOMIC_RELEASE);
-	/* Bochs 2.8 on: woken by the other's re-arm, again and again; elsewhere one wait. */
+	/* Bug 3 fixed (Bochs 2.8 on): the other's re-arm wakes it again and again. */
 	do
 		trigger_wait(&overlap.trigger);
-	while (bochs_release() >= 28 && !__atomic_load_n(&overlap.kicked, __ATOMIC_ACQUIRE));
+	while (trigger_bochs_bug_fixed(3) && !__atomic_load_n(&overlap.kicked, __ATOMIC_ACQUIRE));
 	__atomic_store_n(&overlap.returned[which], 1, __ATOMIC_RELEASE);
 	trigger_finish(&overlap.trigger);
 	local_irq_restore(enabled);
@@ -654,17 +654,17 @@ static void overlapping_monitors_still_wake_every_sleeper(enum trigger_backend_i
 			  record->sleeps, trigger_wake_name(record->last_return),
 			  overlap.rescued[i] ? " after the rescue NMI (not woken by the kick)" : "");
 		EXPECT_FALSE(overlap.rescued[i]);
-		if (bochs_release() < 28)
+		if (!trigger_bochs_bug_fixed(3))
 			EXPECT_EQ(record->waits, 1u);
 		/*
 		 * Under Bochs 2.8 and later the two sleepers' re-arms wake each other
 		 * back and forth until the kick: the last return may be one
 		 * of those, after which the caller finds the kick.
 		 */
-		if (bochs_release() < 28)
+		if (!trigger_bochs_bug_fixed(3))
 			EXPECT_TRUE(trigger_wake_saw_kick(record->last_return));
 	}
-	if (bochs_release() >= 28) {
+	if (trigger_bochs_bug_fixed(3)) {
 		test_diag("Bochs %u.%u: %llu of these sleeps had another CPU arm a monitor meanwhile "
 			  "(which wakes the sleeper; the two woke each other until the kick: "
 			  "sleeper 1 waited %u times)", bochs_release() / 10, bochs_release() % 10,

@@ -82,6 +82,11 @@ static bool bochs_has_bug(unsigned int bug)
 	       (!bochs_fixed_in[bug] || bochs_release() < bochs_fixed_in[bug]);
 }
 
+bool trigger_bochs_bug_fixed(unsigned int bug)
+{
+	return running_under_bochs() && !bochs_has_bug(bug);
+}
+
 /* How often each workaround acted; reported with the trigger counters. */
 static struct trigger_bochs_counts bochs_counts, bochs_reported;
 

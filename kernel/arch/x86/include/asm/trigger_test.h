@@ -65,6 +65,14 @@ uint32_t trigger_umwait_boot_limit(void);
 /** trigger_umwait_os_limit_returns - UMWAITs that returned CF=1 (the OS limit ended them) */
 uint64_t trigger_umwait_os_limit_returns(void);
 
+/**
+ * trigger_bochs_bug_fixed - whether the Bochs release machine= named has
+ * Bochs 2.7's bug @bug (1-6, trigger_bochs.c) fixed; false when not under
+ * Bochs.  Tests ask this rather than compare releases, so that which
+ * release fixed what is said once (bochs_fixed_in[]).
+ */
+bool trigger_bochs_bug_fixed(unsigned int bug);
+
 /** trigger_bochs_counts_read - the Bochs workarounds' counts so far */
 void trigger_bochs_counts_read(struct trigger_bochs_counts *counts);
 
