@@ -61,6 +61,19 @@ class BusyChild:
     def ticks(self):
         return vcpu_stall.thread_ticks(self.process.pid, self.tid)
 
+    def main_thread_blocked(self, seconds=10, settled=10, poll=0.01):
+        """Whether the main thread came to rest in futex on the busy thread's lock:
+        @settled reads in a row, @poll apart.  One read is not enough: on its way
+        there it also waits in futex for Python's GIL, 5 ms at a time, and one
+        make check under load caught it running just after such a wait."""
+        pid, in_a_row = self.process.pid, 0
+        deadline = time.monotonic() + seconds
+        while in_a_row < settled and time.monotonic() < deadline:
+            in_a_row = in_a_row + 1 if vcpu_stall.thread_syscall(pid, pid) == \
+                vcpu_stall.SYSCALL_FUTEX else 0
+            time.sleep(poll)
+        return in_a_row >= settled
+
     def state(self):
         with open(f"/proc/{self.process.pid}/task/{self.tid}/stat") as stat:
             text = stat.read()
@@ -212,11 +225,8 @@ class StopTest(unittest.TestCase):
         spec = vcpu_stall.StallSpec(1, seconds=(0.3, 0.3), first=0.0, lock=True)
         with BusyChild() as child:
             pid = child.process.pid
-            deadline = time.monotonic() + 5
-            while vcpu_stall.thread_syscall(pid, pid) != vcpu_stall.SYSCALL_FUTEX and \
-                    time.monotonic() < deadline:
-                time.sleep(0.01)        # the child's main thread is on its way to the lock
-            self.assertEqual(vcpu_stall.thread_syscall(pid, pid), vcpu_stall.SYSCALL_FUTEX)
+            self.assertTrue(child.main_thread_blocked(), "the child's main thread never "
+                                                         "settled in futex on its lock")
             held = vcpu_stall.VcpuStaller(spec, FakeQmp(child.tid, answers=False), pid,
                                           time.monotonic())
             held.run()
@@ -259,10 +269,7 @@ class StopTest(unittest.TestCase):
         tracer = Tracer()
         with BusyChild() as child:
             pid = child.process.pid
-            deadline = time.monotonic() + 5
-            while vcpu_stall.thread_syscall(pid, pid) != vcpu_stall.SYSCALL_FUTEX and \
-                    time.monotonic() < deadline:
-                time.sleep(0.01)
+            self.assertTrue(child.main_thread_blocked())
             staller = vcpu_stall.VcpuStaller(spec, Qmp(child.tid), pid, time.monotonic(),
                                              tracer=tracer)
             with mock.patch.object(vcpu_stall, "plan", return_value=[
