@@ -376,10 +376,15 @@ endif
 
 # make check and check-reproducible into check.log, their status into
 # check.status (through a temporary file: the matrix may be waiting for it).
+# --output-sync: each recipe's output whole, when it ends, not interleaved
+# with the others' under -j4, so that a tool test's "Ran N tests" and its
+# "FAILED (failures=1)" stay together (tools/matrix counts them) and a
+# failure's traceback reads as one.
 check-recorded:
 	@mkdir -p $(BUILD)
 	@rm -f $(BUILD)/check.status
-	$(MAKE) --no-print-directory check check-reproducible > $(BUILD)/check.log 2>&1; \
+	$(MAKE) --no-print-directory --output-sync=target check check-reproducible \
+		> $(BUILD)/check.log 2>&1; \
 		echo $$? > $(BUILD)/check.status.new; mv $(BUILD)/check.status.new $(BUILD)/check.status
 
 # tools/bench boots the matrix and the Linux peer (build/peer), then draws

@@ -465,11 +465,37 @@ class CheckStepTest(unittest.TestCase):
         self.assertFalse(outcome.ok)
         self.assertEqual((outcome.passed, outcome.failed), (17, 3))
 
+    def test_a_unittest_summary_without_its_verdict_is_not_counted(self):
+        log = self.UNIT_LOG + "Ran 8 tests in 1.2s\n\nmodel-check: ok\nmodel-check: ok\n"
+        outcome = matrix.check_step(*self.files("0", log))
+        self.assertFalse(outcome.ok)
+        self.assertEqual((outcome.passed, outcome.failed), (12, 1))
+        self.assertIn("'Ran 8 tests in 1.2s' is not followed by unittest's OK or FAILED line",
+                      outcome.reasons[0])
+
     def test_nonzero_status_is_a_failure(self):
         outcome = matrix.check_step(*self.files("2\n", self.UNIT_LOG))
         self.assertFalse(outcome.ok)
         self.assertEqual(outcome.failed, 1)
         self.assertIn("status 2", outcome.reasons[0])
+
+    def test_a_failed_target_is_named_though_the_tail_is_elsewhere(self):
+        # As in a CI run: every counted case passed, one uncounted recipe failed,
+        # and make -j4 went on with the model checker, whose lines end the log.
+        log = ("cmp build/trigos.iso build/reproducible/trigos.iso\n"
+               "build/trigos.iso build/reproducible/trigos.iso differ: byte 32769, line 3\n"
+               "make[1]: *** [Makefile:197: check-reproducible] Error 1\n"
+               "make[1]: *** Waiting for unfinished jobs....\n" + self.UNIT_LOG +
+               "".join(f"model-check: ok   mutant-{n}\n" for n in range(20)))
+        outcome = matrix.check_step(*self.files("2", log))
+        self.assertFalse(outcome.ok)
+        self.assertEqual(outcome.details[-3:], [
+            "failed | cmp build/trigos.iso build/reproducible/trigos.iso",
+            "failed | build/trigos.iso build/reproducible/trigos.iso differ: byte 32769, line 3",
+            "failed | make[1]: *** [Makefile:197: check-reproducible] Error 1"])
+        self.assertEqual(outcome.details[-4], "log | model-check: ok   mutant-19")
+        passing = matrix.check_step(*self.files("0", self.UNIT_LOG + "make: *** [x] Error 1\n"))
+        self.assertFalse([line for line in passing.details if line.startswith("failed |")])
 
     def test_no_closing_line_or_unreadable(self):
         outcome = matrix.check_step(*self.files("0", "gcc: error: something\n"))

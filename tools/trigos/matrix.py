@@ -100,6 +100,7 @@ GDB_CONNECT_SECONDS = 120
 GDB_GRACE_SECONDS = 10
 LOG_TAIL = 10
 FAILED_CASE_DIAGNOSTICS = 8
+MAKE_ERROR_CONTEXT = 6
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -707,7 +708,7 @@ def check_step(status_path, log_path):
     tests).  A non-zero status is a failure, with at least one failed case.
     """
     outcome = Outcome("make-check", verdict.PASS, True, log=log_path or "", seconds=None)
-    status = 0
+    status, lines = 0, None
     if status_path:
         try:
             with open(status_path, encoding="utf-8", errors="replace") as status_file:
@@ -744,7 +745,27 @@ def check_step(status_path, log_path):
         if status:
             outcome.reasons.insert(0, f"make check exited with status {status}")
         outcome.failed = max(outcome.failed, 1)
+        if lines:
+            outcome.details += _make_errors(lines)
     return outcome
+
+
+# make's own line for a recipe that failed: "make[1]: *** [Makefile:197:
+# check-reproducible] Error 1".  It names the target, which the log's tail
+# (make -j4 interleaves the checks; the model checker usually ends last) does
+# not; printed after the tail, last, where a CI page that keeps only the end of
+# the output still shows it.
+_MAKE_ERROR = re.compile(r"make(?:\[[0-9]+\])?: \*\*\* \[(?P<where>[^\]]*)\] (?P<what>.*)")
+
+
+def _make_errors(lines, errors=2, context=MAKE_ERROR_CONTEXT):
+    """Each failed target's make error line (the first @errors of them), after the
+    @context lines the log held before it: what the failing recipe printed, though
+    with -j the other recipes' lines may be among them."""
+    where = [index for index, line in enumerate(lines) if _MAKE_ERROR.fullmatch(line.strip())]
+    shown = sorted({before for index in where[:errors]
+                    for before in range(max(index - context, 0), index + 1)})
+    return [f"failed | {lines[index]}" for index in shown if lines[index].strip()]
 
 
 def _add_unittest_counts(lines, outcome):
@@ -765,6 +786,11 @@ def _add_unittest_counts(lines, outcome):
             outcome.failed += failed
             outcome.skipped += skipped
             break
+        else:
+            # Never counted as passed: unittest prints its verdict on the next
+            # line but one (make check's --output-sync keeps it there).
+            outcome.reasons.append(f"'{line.strip()}' is not followed by unittest's OK or "
+                                   "FAILED line: its tests are not counted")
 
 
 # --- Output -------------------------------------------------------------------
