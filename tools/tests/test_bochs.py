@@ -421,7 +421,6 @@ class FakeBochsRunTest(unittest.TestCase):
     def test_every_end(self):
         expected = {"fail": 1, "reset": 7, "poweroff": 8, "halt": 9, "panic": 5, "quit": 5}
         processes = {}
-        started = time.monotonic()
         for mode in expected:       # in parallel: each is mostly interpreter start-up
             processes[mode] = subprocess.Popen(
                 [sys.executable, RUN, "--emulator", "bochs", "--iso", self.iso, "--cmdline",
@@ -430,7 +429,6 @@ class FakeBochsRunTest(unittest.TestCase):
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         results = {mode: (process.communicate(timeout=60), process.returncode)
                    for mode, process in processes.items()}
-        self.assertLess(time.monotonic() - started, 20)     # none waited for its timeout
         for mode, code in expected.items():
             with self.subTest(mode=mode):
                 (stdout, stderr), returncode = results[mode]
@@ -445,10 +443,8 @@ class FakeBochsRunTest(unittest.TestCase):
         self.assertIn(b"without a shutdown request", results["quit"][0][1])
 
     def test_a_machine_that_runs_on_after_its_verdict_times_out(self):
-        started = time.monotonic()
-        result, _ = self.run_tool("busy", "--quiet", "--timeout", "2")
+        result, _ = self.run_tool("busy", "--quiet", "--timeout", "5")
         self.assertEqual(result.returncode, 4, result.stderr)
-        self.assertLess(time.monotonic() - started, 10)
         self.assertIn(b"ends with its verdict ('# RESULT: PASS') but nothing ended Bochs",
                       result.stderr)
 

@@ -448,7 +448,8 @@ class FailingLogTest(unittest.TestCase):
         result = check(GOOD + huge)
         self.assertFalse(result.ok)
         self.assertTrue(all(len(p) < 1000 for p in result.problems))
-        self.assertLess(time.monotonic() - started, 5)
+        # Linear work is well under a second; a quadratic parse of 1 MiB lines, hours.
+        self.assertLess(time.monotonic() - started, 60)
 
     def test_only_garbage_lines(self):
         for text in ("\n" * 1000, "\r\r\r", "\x00" * 100, "KTAP version 1", "KTAP version 1\n",

@@ -256,7 +256,7 @@ class Boot(TreeCase):
                                   os.path.join(self.tmp.name, "smptest.log"), timeout=1)
         self.assertEqual(run["problems"][0], "x86/smptest.flat did not end within 1 s: "
                                              "QEMU killed")
-        self.assertLess(run["wall_seconds"], 10)
+        self.assertLess(run["wall_seconds"], 30)       # killed, not waited for (the fake hangs)
         self.assertIn("0 of 3 APs said", " ".join(run["problems"]))
 
     def test_a_failing_test_is_a_problem(self):

@@ -373,7 +373,7 @@ class GdbSessionTest(unittest.TestCase):
         os.environ.update(self.saved)
         self.tmp.cleanup()
 
-    def session(self, transcript, status=0, sleep=0, grace=5):
+    def session(self, transcript, status=0, sleep=0, grace=30):
         os.environ.update(FAKE_GDB_TRANSCRIPT=transcript, FAKE_GDB_STATUS=str(status),
                           FAKE_GDB_SLEEP=str(sleep))
         session = matrix.GdbSession(self.entry, "build/trigos.elf",
@@ -530,7 +530,7 @@ class MatrixRunTest(test_run.FakeQemuCase):
 
         [hangs]
         cmdline = fake=hang
-        timeout = 2
+        timeout = 5
         """)
 
     def setUp(self):
@@ -701,7 +701,7 @@ class ExpectationRunTest(test_run.FakeQemuCase):
 
         [hangs-as-expected]
         cmdline = fake=hang
-        timeout = 1
+        timeout = 5
         expect = timeout
         expect_line = ok 1 one
         forbid_line = # RESULT: *
