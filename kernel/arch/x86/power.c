@@ -31,7 +31,13 @@
 #define KEYBOARD_INPUT_FULL	0x02
 #define KEYBOARD_PULSE_RESET	0xfe
 #define RESET_WAIT_US		500000	/* how long each way gets to work */
-#define HALT_WAIT_US		100000
+/*
+ * How long the other CPUs get to take the halting NMI.  Each halts within
+ * microseconds of it on hardware, but under a loaded host a vCPU's thread
+ * may not run for 100 ms and more, and that CPU would be reported as not
+ * halted; the wait ends as soon as every CPU has halted.
+ */
+#define HALT_WAIT_US		2000000
 
 void arch_qemu_debug_exit(uint32_t value)
 {
