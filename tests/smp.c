@@ -480,6 +480,55 @@ static void a_cpu_late_with_its_work_takes_work_again(void)
 	slot_test_cpu_takes_work((unsigned int)helper);
 }
 
+/*
+ * Begun work given up on ends before the next case begins (harness/test.c):
+ * the first case gives a helper work that runs LATE_WORK_NS, far past the
+ * case's time-out, and ends; the second, run next, finds it ended.  Without
+ * the harness's wait (test_break=unawaited_work) it begins while the work
+ * still runs, as a later case would while a late vCPU wrote to its stack.
+ */
+#define LATE_WORK_NS	(300ull * 1000 * 1000)
+
+static struct {
+	uint64_t begun;		/* 1 once the helper runs it (cpu_test_wait_at_least) */
+	bool ended;
+	bool given_up;		/* by the first case, for the second */
+} late_work;
+
+static void run_long_past_the_time_out(void *unused)
+{
+	uint64_t start = now_ns();
+
+	__atomic_store_n(&late_work.begun, 1, __ATOMIC_RELEASE);
+	while (now_ns() - start < LATE_WORK_NS)
+		cpu_sleep_at_most_ns(1000 * 1000);	/* the host CPU back, for the requester */
+	__atomic_store_n(&late_work.ended, true, __ATOMIC_RELEASE);
+}
+
+static void begun_work_given_up_on_runs_past_its_case(void)
+{
+	int helper = cpu_test_other_cpu();
+
+	late_work = (typeof(late_work)){ 0 };
+	if (helper < 0)
+		test_skip("one CPU: no other CPU to give work");
+	ASSERT_TRUE(smp_run_on_async((unsigned int)helper, run_long_past_the_time_out, NULL));
+	ASSERT_TRUE(cpu_test_wait_at_least(&late_work.begun, 1, REMOTE_TIMEOUT_NS));
+	ASSERT_FALSE(smp_wait_for((unsigned int)helper, SLOT_TEST_TIMEOUT_NS));
+	late_work.given_up = !__atomic_load_n(&late_work.ended, __ATOMIC_ACQUIRE);
+	ASSERT_TRUE_MSG(late_work.given_up, "the work ended within its %llu ms time-out",
+			(unsigned long long)(SLOT_TEST_TIMEOUT_NS / 1000000));
+}
+
+static void work_the_case_before_gave_up_on_has_ended(void)
+{
+	if (!late_work.given_up)
+		test_skip("runs right after begun_work_given_up_on_runs_past_its_case");
+	late_work.given_up = false;
+	EXPECT_TRUE_MSG(__atomic_load_n(&late_work.ended, __ATOMIC_ACQUIRE),
+			"this case began while the work the case before gave up on still ran");
+}
+
 static const struct test_case smp_cases[] = {
 	TEST_CASE(online_count_matches_the_firmware),
 	TEST_CASE(firmware_cpu_count_agrees_with_qemu),
@@ -496,5 +545,7 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(apic_mode_selection_follows_cpuid_and_firmware),
 	TEST_CASE(work_not_begun_by_its_time_out_is_withdrawn),
 	TEST_CASE(a_cpu_late_with_its_work_takes_work_again),
+	TEST_CASE(begun_work_given_up_on_runs_past_its_case),
+	TEST_CASE(work_the_case_before_gave_up_on_has_ended),
 };
 TEST_SUITE(smp, smp_cases, NULL, NULL);

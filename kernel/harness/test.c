@@ -27,6 +27,7 @@
 #include <lib/string.h>
 #include <boot/options.h>
 #include <arch/entropy.h>
+#include <time/time.h>
 
 extern const struct test_suite *const __start_test_suites[];
 extern const struct test_suite *const __stop_test_suites[];
@@ -334,6 +335,35 @@ static void run_helper_part(void (*function)(void *), void *argument)
 	}
 }
 
+/*
+ * Begun work a case gave up on (smp_wait_for()'s time-out: a vCPU the host
+ * stopped) runs on when that CPU runs again, and may still write to what
+ * the case gave it: the case's stack, which the next case reuses.  So the
+ * next case begins only when that work has ended, or, if it does not end
+ * within the patience a late vCPU gets elsewhere, with a note that says so.
+ */
+#define GIVEN_UP_WORK_PATIENCE_NS	(10ull * 1000 * 1000 * 1000)
+
+static void await_work_given_up_on(unsigned long abandoned_before)
+{
+	uint64_t start = now_ns();
+	unsigned int still_running;
+
+	if (smp_work_abandoned_so_far() == abandoned_before ||
+	    !smp_await_abandoned_work(abandoned_before, 0) ||
+	    test_break_given(TEST_BREAK_UNAWAITED_WORK))
+		return;
+	still_running = smp_await_abandoned_work(abandoned_before, GIVEN_UP_WORK_PATIENCE_NS);
+	if (still_running)
+		test_diag("%u CPU%s still run%s work this case gave up on, %llu s after it: what "
+			  "it writes may land in what later cases use", still_running,
+			  still_running == 1 ? "" : "s", still_running == 1 ? "s" : "",
+			  (unsigned long long)(GIVEN_UP_WORK_PATIENCE_NS / 1000000000ull));
+	else
+		test_diag("work this case gave up on ended %llu ms after the case; the next case "
+			  "waited for it", (unsigned long long)((now_ns() - start) / 1000000));
+}
+
 static enum ktap_outcome run_case_once(const struct test_suite *suite,
 				       const struct test_case *test_case, const void *param,
 				       uint64_t seed, char *error, size_t error_size)
@@ -343,6 +373,7 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 		.report_prefix = running.in_param ? "        # " : "    # ",
 	};
 	struct case_call call = { .test_case = test_case, .param = param };
+	unsigned long abandoned_before = smp_work_abandoned_so_far();
 	long outcome;
 
 	running.failures = 0;
@@ -364,6 +395,7 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	running.context = NULL;
 	if (suite->exit)
 		suite->exit();
+	await_work_given_up_on(abandoned_before);
 	/* A wake-up or call IPI judged lost during the case fails it (ipi_evidence.h). */
 	running.failures += ipi_evidence_report_losses("    # ");
 

@@ -528,6 +528,8 @@ bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argum
  * again keeps the slot, and no request queues behind its stuck one.
  * Returns whether the work ended after all.
  */
+static unsigned long work_abandoned;	/* RUNNING -> ABANDONED so far, this boot */
+
 static bool smp_give_up_on(struct cpu_work *work)
 {
 	uint32_t state = WORK_SLOT_POSTED;
@@ -539,8 +541,17 @@ static bool smp_give_up_on(struct cpu_work *work)
 		return false;
 	if (state == WORK_SLOT_RUNNING &&
 	    __atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_ABANDONED, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/*
+		 * Numbered for smp_await_abandoned_work().  The target may
+		 * have freed the slot already; the number is only read
+		 * while the state is ABANDONED.
+		 */
+		__atomic_store_n(&work->abandoned_serial,
+				 __atomic_add_fetch(&work_abandoned, 1, __ATOMIC_ACQ_REL),
+				 __ATOMIC_RELEASE);
 		return false;
+	}
 	if (state != WORK_SLOT_DONE)
 		return false;	/* not ours: smp_wait_for() was called again after giving up */
 	/* It ended between the last look and now. */
@@ -562,6 +573,35 @@ bool smp_wait_for(unsigned int target, uint64_t timeout_ns)
 	}
 	__atomic_store_n(&cpu->work.state, WORK_SLOT_FREE, __ATOMIC_RELEASE);
 	return true;
+}
+
+unsigned long smp_work_abandoned_so_far(void)
+{
+	return __atomic_load_n(&work_abandoned, __ATOMIC_ACQUIRE);
+}
+
+/* Whether @cpu still runs work given up on after the @since'th such. */
+static bool runs_work_abandoned_since(const struct cpu *cpu, unsigned long since)
+{
+	return __atomic_load_n(&cpu->work.state, __ATOMIC_ACQUIRE) == WORK_SLOT_ABANDONED &&
+	       __atomic_load_n(&cpu->work.abandoned_serial, __ATOMIC_ACQUIRE) > since;
+}
+
+unsigned int smp_await_abandoned_work(unsigned long since, uint64_t timeout_ns)
+{
+	uint64_t limit = ns_to_cycles(timeout_ns);
+	struct poll_pace pace;
+
+	poll_pace_begin(&pace);
+	for (;;) {
+		unsigned int running = 0;
+
+		for (unsigned int cpu = 0; cpu < smp_summary.present; cpu++)
+			running += runs_work_abandoned_since(&cpus[cpu], since);
+		if (!running || cycles() - pace.begun > limit)
+			return running;
+		poll_pace_relax(&pace);
+	}
 }
 
 bool smp_run_on(unsigned int target, void (*function)(void *), void *argument, uint64_t timeout_ns)

@@ -123,6 +123,8 @@ extern struct kernel_options kernel_options;
 								 * its mapping after the MONITOR */
 #define TEST_BREAK_ABANDONED_SLOT		(1u << 13)	/* a work slot given up after a
 								 * time-out is never freed */
+#define TEST_BREAK_UNAWAITED_WORK		(1u << 14)	/* the next case starts while
+								 * work a case gave up on runs */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)

@@ -91,6 +91,20 @@ bool smp_run_on_async(unsigned int cpu, void (*function)(void *), void *argument
 bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
 
 /**
+ * smp_work_abandoned_so_far - how many times, this boot, smp_wait_for()
+ * gave up on work its target had already begun: such work runs on, and
+ * may still write to what its requester gave it (its stack, say)
+ */
+unsigned long smp_work_abandoned_so_far(void);
+
+/**
+ * smp_await_abandoned_work - wait until no CPU runs begun work given up on
+ * after the first @since (a smp_work_abandoned_so_far() value), for
+ * @timeout_ns at most; returns how many CPUs still run such work
+ */
+unsigned int smp_await_abandoned_work(unsigned long since, uint64_t timeout_ns);
+
+/**
  * smp_set_work_runner - have @runner(function, argument) call each piece of
  * work a CPU is given (smp_run_on_async()) instead of calling it directly;
  * NULL: directly.  The test harness runs helpers' parts of a case under a
