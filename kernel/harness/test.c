@@ -292,10 +292,22 @@ struct case_call {
 	const void *param;
 };
 
+/*
+ * Stack between run_case_once()'s frame and the case's, which its wait for
+ * work the case gave up on (await_work_given_up_on()) may use while that
+ * work may still write to the case's frames: the wait's calls take about
+ * 100 bytes (gcc -fstack-usage: smp_await_abandoned_work() 32, its callees
+ * less), so they never reach the case's frames.
+ */
+#define CASE_STACK_ROOM		512
+
 static void run_case_body(void *argument)
 {
+	volatile char room[CASE_STACK_ROOM];
 	const struct case_call *call = argument;
 
+	room[0] = 0;	/* a volatile store and load: kept in the frame, the case's below it */
+	(void)room[0];
 	if (call->test_case->generate_params)
 		call->test_case->run_param(call->param);
 	else
@@ -338,9 +350,11 @@ static void run_helper_part(void (*function)(void *), void *argument)
 /*
  * Begun work a case gave up on (smp_wait_for()'s time-out: a vCPU the host
  * stopped) runs on when that CPU runs again, and may still write to what
- * the case gave it: the case's stack, which the next case reuses.  So the
- * next case begins only when that work has ended, or, if it does not end
- * within the patience a late vCPU gets elsewhere, with a note that says so.
+ * the case gave it: the case's stack, which the next case reuses, and the
+ * suite's state, which its exit tears down.  So both wait until that work
+ * has ended, or, if it does not end within the patience a late vCPU gets
+ * elsewhere, go on with a note that says so.  Until then the wait uses only
+ * the stack above the case's frames (CASE_STACK_ROOM) and prints nothing.
  */
 #define GIVEN_UP_WORK_PATIENCE_NS	(10ull * 1000 * 1000 * 1000)
 
@@ -393,9 +407,9 @@ static enum ktap_outcome run_case_once(const struct test_suite *suite,
 	outcome = recovery_call(&context, run_case_body, &call);
 	watchdog_case_end();
 	running.context = NULL;
+	await_work_given_up_on(abandoned_before);
 	if (suite->exit)
 		suite->exit();
-	await_work_given_up_on(abandoned_before);
 	/* A wake-up or call IPI judged lost during the case fails it (ipi_evidence.h). */
 	running.failures += ipi_evidence_report_losses("    # ");
 

@@ -519,6 +519,9 @@ bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argum
 	return true;
 }
 
+/* Numbers handed to begun work being given up on, this boot (smp_await_abandoned_work()). */
+static unsigned long work_abandoned;
+
 /*
  * smp_wait_for()'s time-out: the host may only have stopped the target, so
  * the slot is not kept taken for good.  Work not yet begun is withdrawn: it
@@ -528,8 +531,6 @@ bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argum
  * again keeps the slot, and no request queues behind its stuck one.
  * Returns whether the work ended after all.
  */
-static unsigned long work_abandoned;	/* RUNNING -> ABANDONED so far, this boot */
-
 static bool smp_give_up_on(struct cpu_work *work)
 {
 	uint32_t state = WORK_SLOT_POSTED;
@@ -539,18 +540,20 @@ static bool smp_give_up_on(struct cpu_work *work)
 	if (__atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_WITHDRAWN, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return false;
-	if (state == WORK_SLOT_RUNNING &&
-	    __atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_ABANDONED, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (state == WORK_SLOT_RUNNING) {
 		/*
-		 * Numbered for smp_await_abandoned_work().  The target may
-		 * have freed the slot already; the number is only read
-		 * while the state is ABANDONED.
+		 * Numbered for smp_await_abandoned_work() while the slot is
+		 * still RUNNING, which only its requester (this caller) may
+		 * change: numbered after the exchange, a slot already freed,
+		 * taken and given up on again could get the older number.
+		 * Work that ends first wastes its number.
 		 */
 		__atomic_store_n(&work->abandoned_serial,
 				 __atomic_add_fetch(&work_abandoned, 1, __ATOMIC_ACQ_REL),
-				 __ATOMIC_RELEASE);
-		return false;
+				 __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&work->state, &state, WORK_SLOT_ABANDONED, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return false;
 	}
 	if (state != WORK_SLOT_DONE)
 		return false;	/* not ours: smp_wait_for() was called again after giving up */

@@ -67,13 +67,27 @@ class BusyChild:
         @settled reads in a row, @poll apart.  One read is not enough: on its way
         there it also waits in futex for Python's GIL, 5 ms at a time, and one
         make check under load caught it running just after such a wait."""
-        pid, in_a_row = self.process.pid, 0
+        pid, in_a_row, futex = self.process.pid, 0, None
         deadline = time.monotonic() + seconds
         while in_a_row < settled and time.monotonic() < deadline:
-            in_a_row = in_a_row + 1 if vcpu_stall.thread_syscall(pid, pid) == \
-                vcpu_stall.SYSCALL_FUTEX else 0
+            waits_on = self.futex_waited_on(pid)
+            in_a_row = in_a_row + 1 if waits_on is not None and waits_on == futex else 0
+            futex = waits_on
             time.sleep(poll)
         return in_a_row >= settled
+
+    @staticmethod
+    def futex_waited_on(pid):
+        """The futex word the thread @pid waits on (the system call's first argument,
+        /proc/PID/syscall), or None when it is not in futex: the same word each time
+        is the lock, where the GIL's waits come and go."""
+        if vcpu_stall.thread_syscall(pid, pid) != vcpu_stall.SYSCALL_FUTEX:
+            return None
+        try:
+            with open(f"/proc/{pid}/task/{pid}/syscall") as syscall:
+                return syscall.read().split()[1]
+        except (OSError, IndexError):
+            return None
 
     def state(self):
         with open(f"/proc/{self.process.pid}/task/{self.tid}/stat") as stat:

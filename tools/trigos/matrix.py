@@ -704,8 +704,9 @@ def check_step(status_path, log_path):
     """Judge an earlier `make check` from its status file and its log.
 
     Counts: the log's last "N passed, N failed[, N skipped]" line (the unit
-    tests), plus Python unittest's "Ran N tests" summary if present (the tool
-    tests).  A non-zero status is a failure, with at least one failed case.
+    tests), plus each Python unittest "Ran N tests" summary (the tool tests),
+    whose OK or FAILED line must follow it.  A non-zero status is a failure,
+    with at least one failed case, and names the failed make targets.
     """
     outcome = Outcome("make-check", verdict.PASS, True, log=log_path or "", seconds=None)
     status, lines = 0, None
@@ -751,17 +752,16 @@ def check_step(status_path, log_path):
 
 
 # make's own line for a recipe that failed: "make[1]: *** [Makefile:197:
-# check-reproducible] Error 1".  It names the target, which the log's tail
-# (make -j4 interleaves the checks; the model checker usually ends last) does
-# not; printed after the tail, last, where a CI page that keeps only the end of
-# the output still shows it.
+# check-reproducible] Error 1".  It names the target, which the log's tail (the
+# model checker usually ends last) does not; printed after the tail, last,
+# where a CI page that keeps only the end of the output still shows it.
 _MAKE_ERROR = re.compile(r"make(?:\[[0-9]+\])?: \*\*\* \[(?P<where>[^\]]*)\] (?P<what>.*)")
 
 
 def _make_errors(lines, errors=2, context=MAKE_ERROR_CONTEXT):
     """Each failed target's make error line (the first @errors of them), after the
-    @context lines the log held before it: what the failing recipe printed, though
-    with -j the other recipes' lines may be among them."""
+    @context lines the log held before it: the end of what the failing recipe printed
+    (make check's --output-sync keeps a recipe's lines and its error line together)."""
     where = [index for index, line in enumerate(lines) if _MAKE_ERROR.fullmatch(line.strip())]
     shown = sorted({before for index in where[:errors]
                     for before in range(max(index - context, 0), index + 1)})

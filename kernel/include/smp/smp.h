@@ -91,9 +91,10 @@ bool smp_run_on_async(unsigned int cpu, void (*function)(void *), void *argument
 bool smp_wait_for(unsigned int cpu, uint64_t timeout_ns);
 
 /**
- * smp_work_abandoned_so_far - how many times, this boot, smp_wait_for()
- * gave up on work its target had already begun: such work runs on, and
- * may still write to what its requester gave it (its stack, say)
+ * smp_work_abandoned_so_far - the last number smp_wait_for() handed to
+ * work its target had already begun when it gave up on it (0: none, this
+ * boot): such work runs on, and may still write to what its requester gave
+ * it (its stack, say)
  */
 unsigned long smp_work_abandoned_so_far(void);
 
