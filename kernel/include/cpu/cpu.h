@@ -44,7 +44,7 @@ struct cpu_work {
 	unsigned long requested;	/* bumped by the requester */
 	unsigned long completed;	/* set to requested by the target when done */
 	uint32_t state;			/* enum work_slot_state */
-	unsigned long abandoned_serial;	/* smp_work_abandoned_so_far() once it was ABANDONED */
+	unsigned long abandoned_serial;	/* its number when given up on (ABANDONED) */
 };
 
 struct cpu {
