@@ -272,13 +272,19 @@ static void read_mtrrs_here(void *settings)
  */
 static void give_aps_the_boot_mtrrs(void)
 {
+	/*
+	 * Not on this stack: work smp_run_on() gave up on after it had begun
+	 * (a vCPU the host stopped) still ends, later, and writes its answer,
+	 * which would land in a frame gone.  The flag is per CPU, so that a
+	 * late one is not taken for the next CPU's answer; a late MTRR read
+	 * can only make one comparison wrong.
+	 */
 	static struct mtrr_settings ap_mtrrs;
+	static bool failed[MAX_CPUS];
 
 	if (!read_mtrrs(&boot_mtrrs) || !boot_mtrrs.present)
 		return;
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-		bool failed = false;
-
 		if (cpu == cpu_id() || !cpu_is_online(cpu) ||
 		    !smp_run_on(cpu, read_mtrrs_here, &ap_mtrrs, SURVEY_TIMEOUT_NS) ||
 		    mtrrs_equal(&ap_mtrrs, &boot_mtrrs))
@@ -289,7 +295,8 @@ static void give_aps_the_boot_mtrrs(void)
 				 (ap_mtrrs.default_type & MTRR_DEF_ENABLE) ? "on" : "off",
 				 memtype_name(ap_mtrrs.default_type & MTRR_DEF_TYPE_MASK));
 		if (ap_mtrrs.variable_count < boot_mtrrs.variable_count ||
-		    !smp_run_on(cpu, adopt_boot_mtrrs, &failed, SURVEY_TIMEOUT_NS) || failed)
+		    !smp_run_on(cpu, adopt_boot_mtrrs, &failed[cpu], SURVEY_TIMEOUT_NS) ||
+		    failed[cpu])
 			ktap_note("memtype: cpu %u: could not load the boot CPU's MTRRs", cpu);
 		else
 			aps_given_mtrrs++;
