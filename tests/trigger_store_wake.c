@@ -665,9 +665,9 @@ static void overlapping_monitors_still_wake_every_sleeper(enum trigger_backend_i
 			EXPECT_TRUE(trigger_wake_saw_kick(record->last_return));
 	}
 	if (trigger_bochs_bug_fixed(3)) {
-		test_diag("Bochs %u.%u: %llu of these sleeps had another CPU arm a monitor meanwhile "
+		test_diag("Bochs %s: %llu of these sleeps had another CPU arm a monitor meanwhile "
 			  "(which wakes the sleeper; the two woke each other until the kick: "
-			  "sleeper 1 waited %u times)", bochs_release() / 10, bochs_release() % 10,
+			  "sleeper 1 waited %u times)", bochs_release_name(),
 			  (unsigned long long)(after.reset_sleeps - before.reset_sleeps),
 			  overlap.record[0].waits);
 		/* The second's (U)MONITOR woke the first: it had to wait again. */

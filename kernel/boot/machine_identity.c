@@ -39,18 +39,24 @@ bool running_under_bochs(void)
 	return machine_told != MACHINE_TOLD_NOTHING && !running_under_qemu();
 }
 
+/* Each Bochs machine= names: its release, as a number and as written. */
+static const struct {
+	unsigned int number;
+	const char *name;
+} bochs_releases[] = {
+	[MACHINE_TOLD_BOCHS] = { 27, "2.7" },
+	[MACHINE_TOLD_BOCHS_2_8] = { 28, "2.8" },
+	[MACHINE_TOLD_BOCHS_3_0] = { 30, "3.0" },
+};
+
 unsigned int bochs_release(void)
 {
-	if (!running_under_bochs())
-		return 0;
-	switch (machine_told) {
-	case MACHINE_TOLD_BOCHS_3_0:
-		return 30;
-	case MACHINE_TOLD_BOCHS_2_8:
-		return 28;
-	default:
-		return 27;
-	}
+	return running_under_bochs() ? bochs_releases[machine_told].number : 0;
+}
+
+const char *bochs_release_name(void)
+{
+	return running_under_bochs() ? bochs_releases[machine_told].name : "";
 }
 
 const char *machine_name(void)
@@ -64,11 +70,9 @@ void machine_identify(void)
 {
 	const struct hypervisor_info *info = hypervisor_info();
 
-	unsigned int release = bochs_release();
-
-	if (release > 27) {
-		ktap_note("machine: bochs %u.%u (told by machine=bochs-%u.%u)", release / 10,
-			  release % 10, release / 10, release % 10);
+	if (bochs_release() > 27) {
+		ktap_note("machine: bochs %s (told by machine=bochs-%s)", bochs_release_name(),
+			  bochs_release_name());
 	} else if (running_under_bochs()) {
 		ktap_note("machine: bochs (told by machine=bochs)");
 	} else if (running_under_qemu()) {

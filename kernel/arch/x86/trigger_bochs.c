@@ -249,7 +249,6 @@ static bool identity_mapped(uint64_t address)
 void trigger_bochs_init(void)
 {
 	extern char __data_start[], __bss_end[];
-	unsigned int release = bochs_release();
 	uint8_t on_the_stack;
 	bool identity;
 
@@ -269,17 +268,17 @@ void trigger_bochs_init(void)
 	if (test_break_given(TEST_BREAK_BOCHS_WAKE_IPI))
 		ktap_note("bochs: test_break=bochs_wake_ipi: no wake IPI for MWAIT sleepers (test only)");
 	if (!bochs_has_bug(1))
-		ktap_note("bochs: workaround monitor-operand: not applied: Bochs %u.%u arms MONITOR "
-			  "on its operand (bug 1 fixed in 2.8)", release / 10, release % 10);
+		ktap_note("bochs: workaround monitor-operand: not applied: Bochs %s arms MONITOR "
+			  "on its operand (bug 1 fixed in 2.8)", bochs_release_name());
 	else if (work_around_monitor_operand)
 		ktap_note("bochs: workaround monitor-operand: INVLPG of the trigger's page before "
 			  "each MONITOR/MONITORX, which else arms on the last slow-path access (bug 1)");
 	ktap_note("bochs: workaround cr0: none needed: every CPU loads CR0 with CD and NW clear, "
 		  "which Bochs sets on every INIT (bug 2)");
 	if (!bochs_has_bug(3))
-		ktap_note("bochs: workaround wake-ipi: not applied: Bochs %u.%u's MONITOR/UMONITOR "
+		ktap_note("bochs: workaround wake-ipi: not applied: Bochs %s's MONITOR/UMONITOR "
 			  "wakes the sleepers whose monitor it resets (bug 3 fixed in 2.8; spurious "
-			  "returns)", release / 10, release % 10);
+			  "returns)", bochs_release_name());
 	else if (work_around_wake_ipi)
 		ktap_note("bochs: workaround wake-ipi: MWAIT/MWAITX sleepers are published for the "
 			  "kick's wake IPI (interrupt break %s), as any CPU's MONITOR disarms the "
@@ -294,8 +293,8 @@ void trigger_bochs_init(void)
 		ktap_note("bochs: workaround mwaitx-timer: MWAITX without its timer; a LAPIC one-shot "
 			  "with the interrupt break bounds an interrupts-off MWAITX (bug 6)");
 	else
-		ktap_note("bochs: workaround mwaitx-timer: not applied: Bochs %u.%u's MWAITX timer "
-			  "ends the wait (bug 6 fixed in 2.8)", release / 10, release % 10);
+		ktap_note("bochs: workaround mwaitx-timer: not applied: Bochs %s's MWAITX timer "
+			  "ends the wait (bug 6 fixed in 2.8)", bochs_release_name());
 }
 
 void trigger_bochs_report(const char *prefix)

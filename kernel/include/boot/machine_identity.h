@@ -41,6 +41,9 @@ bool running_under_bochs(void);
  */
 unsigned int bochs_release(void);
 
+/** bochs_release_name - bochs_release() as written: "2.7", "2.8", "3.0"; "" when not Bochs */
+const char *bochs_release_name(void);
+
 /** machine_name - "bochs", "qemu" or "unidentified", as machine_identify() reports */
 const char *machine_name(void);
 
