@@ -81,13 +81,12 @@ class BusyChild:
         """The futex word the thread @pid waits on (the system call's first argument,
         /proc/PID/syscall), or None when it is not in futex: the same word each time
         is the lock, where the GIL's waits come and go."""
-        if vcpu_stall.thread_syscall(pid, pid) != vcpu_stall.SYSCALL_FUTEX:
-            return None
         try:
             with open(f"/proc/{pid}/task/{pid}/syscall") as syscall:
-                return syscall.read().split()[1]
-        except (OSError, IndexError):
-            return None
+                number, word = syscall.read().split()[:2]
+        except (OSError, ValueError):
+            return None         # gone, or "running" (one field)
+        return word if number == str(vcpu_stall.SYSCALL_FUTEX) else None
 
     def state(self):
         with open(f"/proc/{self.process.pid}/task/{self.tid}/stat") as stat:
