@@ -360,13 +360,14 @@ static void run_helper_part(void (*function)(void *), void *argument)
 
 static void await_work_given_up_on(unsigned long abandoned_before)
 {
-	uint64_t start = now_ns();
+	uint64_t start;
 	unsigned int still_running;
 
 	if (smp_work_abandoned_so_far() == abandoned_before ||
 	    !smp_await_abandoned_work(abandoned_before, 0) ||
 	    test_break_given(TEST_BREAK_UNAWAITED_WORK))
 		return;
+	start = now_ns();
 	still_running = smp_await_abandoned_work(abandoned_before, GIVEN_UP_WORK_PATIENCE_NS);
 	if (still_running)
 		test_diag("%u CPU%s still run%s work this case gave up on, %llu s after it: what "
