@@ -382,6 +382,41 @@ static void bring_up_wait_ended_by_the_last_aps_kick(void)
 }
 
 /*
+ * The TSC warp test's start (kernel/smp/tsc_sync.c), also before any suite:
+ * every CPU that ran it waited on one trigger until the last had arrived,
+ * which kicked the others.  One sequence per CPU, each ended by that kick
+ * (or before waiting: the last one, and any that saw it arrive first), and
+ * the deadline reached only when a CPU never arrived - reported at boot as
+ * not finishing.  test_drop_kick=tsc_warp must make this fail.
+ */
+static void warp_test_start_ended_by_the_last_arrivals_kick(void)
+{
+	struct trigger_user *user = trigger_user_find("tsc_warp_start");
+	struct trigger_user_counters counters;
+
+	ASSERT_TRUE(user != NULL);
+	if (cpus_online() < 2)
+		test_skip("one CPU: no warp test, nobody to wait for");
+	ASSERT_TRUE(tsc_sync.checked);
+	trigger_user_counters_read(user, &counters);
+	test_diag("tsc_warp_start: %llu sequences of %u CPUs: by its kick %llu, before waiting %llu, "
+		  "before its kick %llu, reached the deadline %llu, still without a kick %llu; %u "
+		  "CPUs did not finish", (unsigned long long)counters.sequences,
+		  tsc_sync.participants, (unsigned long long)counters.by_kick,
+		  (unsigned long long)counters.before_waiting,
+		  (unsigned long long)counters.before_its_kick,
+		  (unsigned long long)counters.reached_deadline,
+		  (unsigned long long)counters.awaiting_kick, tsc_sync.unfinished);
+	EXPECT_EQ(counters.sequences, tsc_sync.participants);
+	if (tsc_sync.unfinished == 0) {
+		EXPECT_EQ(counters.reached_deadline, 0u);
+		EXPECT_EQ(counters.awaiting_kick, 0u);
+		EXPECT_EQ(counters.by_kick + counters.before_waiting + counters.before_its_kick,
+			  counters.sequences);
+	}
+}
+
+/*
  * The work slot after a time-out (smp.h): a requester that gives up on a
  * CPU the host only stopped must not lose that CPU for the rest of the run
  * (one make test did: after the boot's calls to a stopped vCPU timed out,
@@ -558,6 +593,7 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(tscs_of_all_cpus_agree),
 	TEST_CASE(bring_up_was_timed),
 	TEST_CASE(bring_up_wait_ended_by_the_last_aps_kick),
+	TEST_CASE(warp_test_start_ended_by_the_last_arrivals_kick),
 	TEST_CASE(apic_mode_selection_follows_cpuid_and_firmware),
 	TEST_CASE(work_not_begun_by_its_time_out_is_withdrawn),
 	TEST_CASE(a_cpu_late_with_its_work_takes_work_again),

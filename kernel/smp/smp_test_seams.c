@@ -23,7 +23,7 @@ enum drop_mode {
 };
 
 static int call_drop, stop_machine_drop;
-static bool bringup_drop;
+static bool bringup_drop, tsc_warp_drop;
 static unsigned int ap_delay_us;	/* smp_ap_delay_us=N */
 static bool call_late_target, stop_machine_late_target;	/* test_late_target=: once */
 
@@ -107,6 +107,11 @@ bool smp_bringup_test_seam(void)
 	return !__atomic_load_n(&bringup_drop, __ATOMIC_RELAXED);
 }
 
+bool smp_tsc_warp_test_seam(void)
+{
+	return !__atomic_load_n(&tsc_warp_drop, __ATOMIC_RELAXED);
+}
+
 bool smp_work_slot_test_seam(void)
 {
 	return !test_break_given(TEST_BREAK_ABANDONED_SLOT);
@@ -118,7 +123,7 @@ unsigned int smp_test_ap_delay_us(void)
 }
 
 /*
- * test_drop_kick=call|call_once|stop_machine|mcs|bringup: one converted
+ * test_drop_kick=call|call_once|stop_machine|mcs|bringup|tsc_warp: one converted
  * user's kicks are dropped, so that the suite that checks that user's waits
  * is seen to fail.  call_once drops one waited call's kick only: the next
  * call's kick of the same per-CPU trigger then "confirms" it to the
@@ -136,12 +141,14 @@ static bool parse_test_drop_kick(const struct cmdline_word *word, const char **e
 		sync_test_drop_mcs_kicks();
 	else if (cmdline_value_is(word, "bringup"))
 		bringup_drop = true;
+	else if (cmdline_value_is(word, "tsc_warp"))
+		tsc_warp_drop = true;
 	else
 		return false;
 	return true;
 }
-KERNEL_OPTION(test_drop_kick, "call, call_once, stop_machine, mcs or bringup (its suite must "
-			      "then fail)", parse_test_drop_kick);
+KERNEL_OPTION(test_drop_kick, "call, call_once, stop_machine, mcs, bringup or tsc_warp (its "
+			      "suite must then fail)", parse_test_drop_kick);
 
 /*
  * test_late_target=call|stop_machine: once, the CPU that a converted user

@@ -2,6 +2,9 @@
 #include <stddef.h>
 #include <log/log.h>
 #include <smp/smp.h>
+#include <smp/smp_test_seams.h>
+#include <sync/trigger.h>
+#include <sync/trigger_backend.h>
 #include <time/time.h>
 #include <smp/tsc_sync.h>
 
@@ -25,19 +28,38 @@ static uint32_t warp_lock;
 static uint64_t last_reading;
 static unsigned int arrived, participants;
 
+DEFINE_TRIGGER_USER(trigger_user_tsc_warp_start, "tsc_warp_start");
+static DEFINE_TRIGGER_FOR(everyone_arrived, &trigger_user_tsc_warp_start);
+
+/*
+ * Start together, so that the CPUs really interleave; but not forever: a
+ * CPU the host stopped before it took the request, or a stuck one, must not
+ * hang the boot (the BSP reports who did not finish).  The early arrivals
+ * sleep on a trigger that the last one kicks (the backend is still
+ * bring-up's hlt).  They used to spin: with 16 vCPUs on 2 host cores the
+ * spinners kept the host CPUs from the vCPUs still to arrive, and the last
+ * arrived 70 ms after the first of a test that then took 1-8 ms (one boot,
+ * TSC stamps per CPU).
+ */
+static void wait_for_everyone(void)
+{
+	uint64_t deadline = now_ns() + WARP_TEST_TIMEOUT_NS;
+
+	trigger_reset(&everyone_arrived);
+	if (__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL) == participants &&
+	    smp_tsc_warp_test_seam())
+		trigger_kick(&everyone_arrived);
+	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants) {
+		if (!trigger_wait_timeout(&everyone_arrived, deadline) &&
+		    __atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants)
+			break;
+	}
+	trigger_finish(&everyone_arrived);
+}
+
 static void warp_test(void *unused)
 {
-	uint64_t waited_from = cycles(), patience = ns_to_cycles(WARP_TEST_TIMEOUT_NS);
-
-	/*
-	 * Start together, so that the CPUs really interleave; but not forever:
-	 * a CPU the host stopped before it took the request, or a stuck one,
-	 * must not hang the boot (the BSP reports who did not finish).
-	 */
-	__atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < participants &&
-	       cycles() - waited_from < patience)
-		cpu_relax();
+	wait_for_everyone();
 	uint64_t start = cycles(), duration = ns_to_cycles(WARP_TEST_NS);
 
 	for (int round = 0; round < WARP_TEST_MAX_ROUNDS && cycles() - start < duration; round++) {
@@ -74,10 +96,13 @@ void tsc_sync_check(void)
 	}
 	if (started + 1 < participants)
 		participants = started + 1;	/* do not wait for a CPU that was not asked */
+	tsc_sync.participants = participants;
 	warp_test(NULL);
 	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (asked[i] && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS))
+		if (asked[i] && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS)) {
+			tsc_sync.unfinished++;
 			ktap_note("time: cpu %u did not finish the TSC warp test", i);
+		}
 	}
 	tsc_sync.checked = true;
 	tsc_sync.reliable = cycles_to_ns(tsc_sync.max_warp_cycles) <= TSC_SKEW_LIMIT_NS;

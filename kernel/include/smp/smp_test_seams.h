@@ -6,7 +6,7 @@
  * loop's work slot, each subsystem's behind one named hook that its
  * production code calls and that kernel/smp/smp_test_seams.c implements
  * with the switches' options (test_drop_kick=call|call_once|stop_machine|
- * bringup, test_late_target=, smp_ap_delay_us=, test_break=abandoned_slot):
+ * bringup|tsc_warp, test_late_target=, smp_ap_delay_us=, test_break=abandoned_slot):
  * the switches, their state and their holds live there, not in the call
  * loop, on the AP's way online or in the idle loop.
  * With no switch given each hook returns at once, kicking.  Never for real
@@ -43,6 +43,13 @@ bool stop_machine_test_seam(enum stop_machine_test_point point);
  * to be dropped (test_drop_kick=bringup)
  */
 bool smp_bringup_test_seam(void);
+
+/**
+ * smp_tsc_warp_test_seam - the TSC warp test's seam: the last CPU to arrive
+ * is about to kick the others; false if that kick is to be dropped
+ * (test_drop_kick=tsc_warp)
+ */
+bool smp_tsc_warp_test_seam(void);
 
 /**
  * smp_work_slot_test_seam - the work slot's one seam: whether a slot whose

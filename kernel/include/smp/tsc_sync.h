@@ -7,7 +7,9 @@
  * something if the counters are synchronised.  At boot every online CPU
  * takes turns, under one lock, reading its TSC and comparing it with the
  * last value any CPU read: a value lower than that is a warp, and the
- * largest warp bounds the skew that could be seen.
+ * largest warp bounds the skew that could be seen.  They start together:
+ * the first to arrive wait on a trigger (user "tsc_warp_start") that the
+ * last one kicks.
  */
 
 #include <stdbool.h>
@@ -18,10 +20,12 @@
 struct tsc_sync_result {
 	bool checked;
 	unsigned int cpus;
+	unsigned int participants;	/* the CPUs that ran it: the online ones that took it */
 	uint64_t samples;
 	uint64_t warps;			/* readings lower than the previous one */
 	uint64_t max_warp_cycles;
 	bool reliable;			/* max warp within TSC_SKEW_LIMIT_NS */
+	unsigned int unfinished;	/* CPUs asked that did not finish in time */
 };
 
 extern struct tsc_sync_result tsc_sync;
