@@ -16,6 +16,12 @@
 #define WARP_TEST_NS		(20ull * 1000 * 1000)
 #define WARP_TEST_MAX_ROUNDS	5000
 #define WARP_TEST_TIMEOUT_NS	(5ull * 1000 * 1000 * 1000)
+/*
+ * How long after the start the boot CPU waits for the others to finish:
+ * the start's patience, then the test's time and a margin.  A CPU that
+ * waited the whole patience (its kick never came) still finishes.
+ */
+#define WARP_FINISH_NS		(WARP_TEST_TIMEOUT_NS + 1000ull * 1000 * 1000)
 
 struct tsc_sync_result tsc_sync;
 
@@ -83,6 +89,7 @@ void tsc_sync_check(void)
 {
 	bool asked[MAX_CPUS] = { false };	/* only a CPU that took the request is waited for */
 	unsigned int started = 0;
+	uint64_t give_up = now_ns() + WARP_FINISH_NS, now;
 
 	participants = cpus_online();
 	tsc_sync.cpus = participants;
@@ -99,7 +106,8 @@ void tsc_sync_check(void)
 	tsc_sync.participants = participants;
 	warp_test(NULL);
 	for (unsigned int i = 1; i < cpus_present(); i++) {
-		if (asked[i] && !smp_wait_for(i, WARP_TEST_TIMEOUT_NS)) {
+		now = now_ns();
+		if (asked[i] && !smp_wait_for(i, give_up > now ? give_up - now : 1)) {
 			tsc_sync.unfinished++;
 			ktap_note("time: cpu %u did not finish the TSC warp test", i);
 		}
