@@ -209,6 +209,48 @@ static void lapic_timer_fires_on_every_cpu(void)
 	EXPECT_GT(lapic_timer_hz(), 0u);
 }
 
+/*
+ * The timer's calibrated rate (lapic.c, which may count through the TSC's
+ * calibration) against a measurement of this case's own: the count over
+ * 5 ms of TSC.  Each read of the count sits between two TSC reads, so the
+ * true rate lies between the count over the widest span and over the
+ * narrowest; the calibration may err by 0.5 % beyond those.  Both sides
+ * use the calibrated TSC rate, so its own error cancels.
+ * test_break=lapic_window (a 20 ms window taken as 10) must fail this.
+ */
+#define TIMER_RATE_WINDOW_NS	(5ull * 1000 * 1000)
+
+static void lapic_timer_rate_agrees_with_the_tsc(void)
+{
+	uint64_t hz = lapic_timer_hz(), start_before, start_after, end_before, end_after;
+	uint64_t counted, lowest, highest;
+	uint32_t start_count, end_count;
+	bool enabled;
+
+	ASSERT_GT(hz, 0u);
+	if (!tsc_calibration.reliable)
+		test_skip("the TSC calibration is unreliable: no rate to compare against");
+	enabled = local_irq_save();
+	lapic_timer_oneshot_count(UINT32_MAX);
+	start_before = cycles();
+	start_count = lapic_timer_current_count();
+	start_after = cycles();
+	while (cycles() - start_after < ns_to_cycles(TIMER_RATE_WINDOW_NS))
+		cpu_relax();
+	end_before = cycles();
+	end_count = lapic_timer_current_count();
+	end_after = cycles();
+	timer_stop();
+	local_irq_restore(enabled);
+	counted = start_count - end_count;
+	lowest = counted * 1000000000ull / cycles_to_ns(end_after - start_before);
+	highest = counted * 1000000000ull / cycles_to_ns(end_before - start_after);
+	test_diag("calibrated %llu Hz; measured here %llu-%llu Hz", (unsigned long long)hz,
+		  (unsigned long long)lowest, (unsigned long long)highest);
+	EXPECT_GE(hz, lowest - lowest / 200);
+	EXPECT_LE(hz, highest + highest / 200);
+}
+
 static void tsc_deadline_timer_fires_where_offered(void)
 {
 	unsigned long before = this_cpu()->timer_ticks;
@@ -587,6 +629,7 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(per_cpu_data_is_private),
 	TEST_CASE(aps_idle_with_interrupts_enabled),
 	TEST_CASE(lapic_timer_fires_on_every_cpu),
+	TEST_CASE(lapic_timer_rate_agrees_with_the_tsc),
 	TEST_CASE(tsc_deadline_timer_fires_where_offered),
 	TEST_CASE(tsc_agrees_with_a_second_clock),
 	TEST_CASE(delays_last_as_long_as_asked),

@@ -58,6 +58,7 @@ static const char *const test_break_names[] = {
 	"probe_warm_late",
 	"abandoned_slot",
 	"unawaited_work",
+	"lapic_window",
 };
 
 static bool parse_test_break(const struct cmdline_word *word, const char **error)
@@ -72,8 +73,8 @@ static bool parse_test_break(const struct cmdline_word *word, const char **error
 }
 KERNEL_OPTION(test_break, "halt_window, kick, kick_fence, cr0_cd, bochs_monitor_operand, "
 			  "bochs_wake_ipi, store_kick_elsewhere, store_kicker_monitors, example_no_kick, "
-			  "skip_halt, nmi_fixup_iret, umwait_no_limit, probe_warm_late, abandoned_slot or "
-			  "unawaited_work (tests that must then fail)",
+			  "skip_halt, nmi_fixup_iret, umwait_no_limit, probe_warm_late, abandoned_slot, "
+			  "unawaited_work or lapic_window (tests that must then fail)",
 	      parse_test_break);
 
 /*

@@ -17,6 +17,7 @@
 #include <asm/instructions.h>
 #include <asm/interrupts.h>
 #include <asm/pic.h>
+#include <boot/options.h>
 
 #define MSR_APIC_BASE			0x1b
 #define APIC_BASE_BSP			(1ull << 8)
@@ -209,24 +210,97 @@ void lapic_send_init_deassert(uint32_t apic_id)
 
 /* --- Timer ----------------------------------------------------------------- */
 
-#define CALIBRATION_NS 10000000ull	/* 10 ms */
+/*
+ * The timer's rate is measured against the TSC over at least 10 ms of a
+ * free count: masked, one-shot, from the largest count.  The count may
+ * begin during the TSC's own calibration (tsc.c calls
+ * lapic_timer_count_begin() once it no longer sleeps on this timer), so
+ * that the two windows overlap; lapic_timer_calibrate() then waits only
+ * for what is left of the 10 ms.  Each end is one read of the count
+ * between two TSC reads, the tightest of a few: a vCPU the host stops
+ * between a TSC read and the count read would otherwise shift that end.
+ */
+#define CALIBRATION_NS		10000000ull	/* at least 10 ms */
+#define COUNT_READ_TRIES	8
+#define COUNT_READ_BRACKET	30000ull	/* TSC cycles: tight enough to stop trying */
+#define FREE_COUNT_START	0xffffffffu
+
+struct count_reading {
+	uint64_t tsc;		/* the middle of the TSC reads around the count read */
+	uint32_t count;
+};
+
+static struct {
+	bool counting;		/* begun, and the timer not re-armed since */
+	unsigned int cpu;
+	struct count_reading start;
+} free_count;
+
+static void read_count(struct count_reading *reading)
+{
+	uint64_t tightest = UINT64_MAX;
+
+	for (int i = 0; i < COUNT_READ_TRIES && tightest > COUNT_READ_BRACKET; i++) {
+		bool enabled = local_irq_save();
+		uint64_t before = rdtsc();
+		uint32_t count = lapic_read(REGISTER_TIMER_CURRENT);
+		uint64_t after = rdtsc();
+
+		local_irq_restore(enabled);
+		if (after - before < tightest) {
+			tightest = after - before;
+			reading->tsc = before + tightest / 2;
+			reading->count = count;
+		}
+	}
+}
+
+/* Any use of the timer ends a free count on its CPU: the count is then no measurement. */
+static void end_free_count(void)
+{
+	if (__atomic_load_n(&free_count.counting, __ATOMIC_RELAXED) && free_count.cpu == cpu_id())
+		__atomic_store_n(&free_count.counting, false, __ATOMIC_RELAXED);
+}
+
+void lapic_timer_count_begin(void)
+{
+	if (free_count.counting)
+		return;
+	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
+	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	lapic_write(REGISTER_TIMER_INITIAL, FREE_COUNT_START);
+	read_count(&free_count.start);
+	free_count.cpu = cpu_id();
+	free_count.counting = true;
+}
 
 void lapic_timer_calibrate(void)
 {
-	uint64_t start, elapsed_ns;
+	bool overlapped = free_count.counting && free_count.cpu == cpu_id();
+	uint64_t window = ns_to_cycles(CALIBRATION_NS), elapsed_ns;
+	struct count_reading end;
 	uint32_t counted;
 
-	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
-	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
-	start = cycles();
-	lapic_write(REGISTER_TIMER_INITIAL, 0xffffffff);
-	udelay(CALIBRATION_NS / 1000);
-	counted = 0xffffffff - lapic_read(REGISTER_TIMER_CURRENT);
-	elapsed_ns = cycles_to_ns(cycles() - start);
+	if (!overlapped) {
+		free_count.counting = false;
+		lapic_timer_count_begin();
+	}
+	/* test_break=lapic_window: a window of 20 ms taken as 10, so that the error is certain. */
+	if (test_break_given(TEST_BREAK_LAPIC_WINDOW))
+		window *= 2;
+	while (rdtsc() - free_count.start.tsc < window)
+		arch_cpu_relax();
+	read_count(&end);
+	counted = free_count.start.count - end.count;
+	elapsed_ns = test_break_given(TEST_BREAK_LAPIC_WINDOW) ? CALIBRATION_NS :
+			     cycles_to_ns(end.tsc - free_count.start.tsc);
+	free_count.counting = false;
 	lapic_write(REGISTER_TIMER_INITIAL, 0);
 	timer_hz = elapsed_ns ? (uint64_t)counted * 1000000000ull / elapsed_ns : 0;
-	ktap_note("apic: timer %llu kHz after dividing by 16 (against the TSC)",
-		  (unsigned long long)(timer_hz / 1000));
+	ktap_note("apic: timer %llu kHz after dividing by 16 (against the TSC, over %llu ms%s)",
+		  (unsigned long long)(timer_hz / 1000),
+		  (unsigned long long)(elapsed_ns / 1000000),
+		  overlapped ? ", counting through the TSC's calibration" : "");
 }
 
 uint64_t lapic_timer_hz(void)
@@ -234,8 +308,14 @@ uint64_t lapic_timer_hz(void)
 	return timer_hz;
 }
 
+uint32_t lapic_timer_current_count(void)
+{
+	return lapic_read(REGISTER_TIMER_CURRENT);
+}
+
 void lapic_timer_oneshot_count(uint32_t count)
 {
+	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
 	lapic_write(REGISTER_TIMER_INITIAL, count ? count : 1);
@@ -257,6 +337,7 @@ void lapic_timer_oneshot(uint64_t nanoseconds)
 
 void lapic_timer_periodic(uint64_t nanoseconds)
 {
+	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_PERIODIC | VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
 	lapic_write(REGISTER_TIMER_INITIAL, timer_count_for(nanoseconds));
@@ -264,6 +345,7 @@ void lapic_timer_periodic(uint64_t nanoseconds)
 
 void lapic_timer_stop(void)
 {
+	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_INITIAL, 0);
 	if (tsc_deadline_supported())
@@ -277,6 +359,7 @@ bool tsc_deadline_supported(void)
 
 void lapic_timer_deadline(uint64_t tsc)
 {
+	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_TSC_DEADLINE | VECTOR_LAPIC_TIMER);
 	/* The LVT write must be seen before the MSR write (SDM vol 3, 12.5.4.1). */
 	mfence();

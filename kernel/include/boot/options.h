@@ -125,6 +125,8 @@ extern struct kernel_options kernel_options;
 								 * time-out is never freed */
 #define TEST_BREAK_UNAWAITED_WORK		(1u << 14)	/* the next case starts while
 								 * work a case gave up on runs */
+#define TEST_BREAK_LAPIC_WINDOW			(1u << 15)	/* the LAPIC timer's calibration
+								 * takes a 20 ms window as 10 */
 
 /** test_break_given - whether test_break= named @what (a TEST_BREAK_* bit) */
 static inline bool test_break_given(unsigned int what)

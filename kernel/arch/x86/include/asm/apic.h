@@ -107,11 +107,26 @@ unsigned long lapic_error_count(void);
 
 /* --- Timer (SDM vol 3, 12.5.4) -------------------------------------------- */
 
-/** lapic_timer_calibrate - measure the timer's rate against the TSC (BSP, once) */
+/**
+ * lapic_timer_count_begin - let this CPU's timer count down, masked, for
+ * lapic_timer_calibrate() to read: called by the TSC calibration once it no
+ * longer sleeps on the timer, so that both measure at once.  Idempotent;
+ * any later use of the timer on this CPU ends the count.
+ */
+void lapic_timer_count_begin(void);
+
+/**
+ * lapic_timer_calibrate - measure the timer's rate against the (calibrated)
+ * TSC over at least 10 ms of a free count, the one lapic_timer_count_begin()
+ * began if nothing has used the timer since (BSP, once)
+ */
 void lapic_timer_calibrate(void);
 
 /** lapic_timer_hz - timer ticks per second after division, 0 before calibration */
 uint64_t lapic_timer_hz(void);
+
+/** lapic_timer_current_count - this CPU's timer's current count register */
+uint32_t lapic_timer_current_count(void);
 
 /** lapic_timer_oneshot - one VECTOR_LAPIC_TIMER interrupt after @nanoseconds */
 void lapic_timer_oneshot(uint64_t nanoseconds);
