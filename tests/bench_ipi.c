@@ -137,6 +137,7 @@ static int bench_vector = -1;
 static DEFINE_TRIGGER_USER(ipi_ack_user, "bench_ipi_ack");
 static DEFINE_TRIGGER(ack_trigger);
 static bool ack_kicks;			/* the handler kicks ack_trigger */
+static uint64_t kicked_at;		/* TSC just before the handler's kick */
 
 static void acknowledge(void)
 {
@@ -144,8 +145,10 @@ static void acknowledge(void)
 
 	arrival[me] = cycles();
 	__atomic_store_n(&acks[me], acks[me] + 1, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&ack_kicks, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&ack_kicks, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&kicked_at, cycles(), __ATOMIC_RELAXED);
 		trigger_kick(&ack_trigger);
+	}
 }
 
 static int ipi_bench_init(void)
@@ -287,11 +290,53 @@ static bool wait_acknowledged(unsigned int cpu, uint64_t want)
 	return in_time;
 }
 
+/*
+ * Where a round trip's cycles go, each phase's mean over the rounds whose
+ * stamps are in order (TSCs compared across CPUs: only where they agree):
+ * the sender's ipi_send() (the ICR write wakes the halted target's vCPU),
+ * from its return to the handler's entry on the target, the handler up to
+ * its kick, from the kick to the sender's wait returning (the spin seeing
+ * it, or the kick's wake-up), the trigger's bookkeeping to trigger_finish(),
+ * and the loop back to the next send.
+ */
+enum round_phase {
+	PHASE_SEND, PHASE_TO_HANDLER, PHASE_HANDLER, PHASE_TO_WAITER, PHASE_BOOKKEEPING,
+	PHASE_LOOP, PHASE_COUNT
+};
+
+static const char *const round_phase_names[PHASE_COUNT] = {
+	"ipi_halted_mean_phase_send", "ipi_halted_mean_phase_to_handler",
+	"ipi_halted_mean_phase_handler", "ipi_halted_mean_phase_to_waiter",
+	"ipi_halted_mean_phase_bookkeeping", "ipi_halted_mean_phase_loop",
+};
+
+struct round_stamps {
+	uint64_t begin, sent, handled, kicked, returned, finished;
+};
+
+static bool add_round_phases(uint64_t *sums, const struct round_stamps *round, uint64_t previous)
+{
+	const uint64_t in_order[] = { previous, round->begin, round->sent, round->handled,
+				      round->kicked, round->returned, round->finished };
+	static const enum round_phase phase_of[] = {
+		PHASE_LOOP, PHASE_SEND, PHASE_TO_HANDLER, PHASE_HANDLER, PHASE_TO_WAITER,
+		PHASE_BOOKKEEPING,
+	};
+
+	for (size_t i = 1; i < sizeof(in_order) / sizeof(in_order[0]); i++) {
+		if (in_order[i] < in_order[i - 1])
+			return false;
+	}
+	for (size_t i = 1; i < sizeof(in_order) / sizeof(in_order[0]); i++)
+		sums[phase_of[i - 1]] += in_order[i] - in_order[i - 1];
+	return true;
+}
+
 static void ipi_unicast_to_a_halted_cpu_mean(void)
 {
-	uint64_t want, begin, took;
+	uint64_t want, begin, took, previous = 0, phase_sums[PHASE_COUNT] = { 0 }, stamped = 0;
 	uint64_t rounds = 0;
-	bool in_time = true;
+	bool in_time = true, timing = cross_cpu_timing_reliable();
 
 	if (cpus_online() < 2)
 		test_skip("one CPU: no other CPU");
@@ -299,10 +344,22 @@ static void ipi_unicast_to_a_halted_cpu_mean(void)
 	__atomic_store_n(&ack_kicks, true, __ATOMIC_RELEASE);
 	begin = cycles();
 	do {
+		struct round_stamps round = { .begin = cycles() };
+		struct trigger_sequence_record sequence;
+
 		ipi_send(1, (unsigned int)bench_vector);
+		round.sent = cycles();
 		in_time = wait_acknowledged(1, ++want);
+		round.finished = cycles();
 		if (!in_time)
 			break;
+		trigger_last_sequence(cpu_id(), &sequence);
+		round.handled = __atomic_load_n(&arrival[1], __ATOMIC_RELAXED);
+		round.kicked = __atomic_load_n(&kicked_at, __ATOMIC_RELAXED);
+		round.returned = sequence.return_tsc;
+		if (timing && previous && sequence.waits && add_round_phases(phase_sums, &round, previous))
+			stamped++;
+		previous = round.finished;
 		rounds++;
 		took = cycles() - begin;
 	} while (took < MEAN_WINDOW_CYCLES);
@@ -314,6 +371,15 @@ static void ipi_unicast_to_a_halted_cpu_mean(void)
 	bench_report_value("ipi_unicast_round_trip_halted_mean", "cycles", took / rounds);
 	test_diag("%llu round trips in %llu cycles, the sender waiting on a trigger",
 		  (unsigned long long)rounds, (unsigned long long)took);
+	if (!stamped) {
+		test_diag("no round's stamps in order%s: no phases reported",
+			  timing ? "" : " (the TSCs of the CPUs may disagree)");
+		return;
+	}
+	for (int phase = 0; phase < PHASE_COUNT; phase++)
+		bench_report_value(round_phase_names[phase], "cycles", phase_sums[phase] / stamped);
+	test_diag("phases from %llu of the rounds (the sender waited, stamps in order)",
+		  (unsigned long long)stamped);
 }
 
 static void ipi_broadcast_to_spinning_cpus(void)
