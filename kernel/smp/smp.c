@@ -250,6 +250,8 @@ static void prepare_aps(void)
 	prepared = true;
 	for (unsigned int i = 1; i < smp_summary.present; i++)
 		arch_smp_prepare_cpu(&cpus[i]);
+	/* The trampoline too, so that the span timed below begins at the first INIT. */
+	arch_smp_prepare_start();
 	/* Before any AP can kick aps_online_trigger (see the wait below). */
 	trigger_backend_set(TRIGGER_BACKEND_HLT);
 	/*

@@ -196,6 +196,11 @@ static bool prepare_start(void)
 	return true;
 }
 
+bool arch_smp_prepare_start(void)
+{
+	return prepare_start();
+}
+
 static bool started_early;
 
 /*

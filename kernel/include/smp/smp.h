@@ -135,6 +135,7 @@ void ap_online(struct cpu *cpu) __attribute__((noreturn));
 /* Arch hooks. */
 void smp_arch_init(void);			/* vectors bring-up and the idle loop use */
 void arch_smp_prepare_cpu(struct cpu *cpu);	/* stacks, IST stacks */
+bool arch_smp_prepare_start(void);		/* the trampoline; false: none (said why) */
 bool arch_smp_can_start_early(void);		/* before calibration, safely (QEMU) */
 bool arch_smp_start_aps_early(void);		/* then INIT+SIPI now; false: no trampoline */
 bool arch_smp_start_aps(void);			/* INIT/SIPI/SIPI, or what an early start left */
