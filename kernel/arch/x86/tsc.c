@@ -122,14 +122,14 @@ static volatile uint64_t *hpet_registers(void)
 
 /*
  * Under QEMU the boot CPU sleeps between a window's reads instead of
- * spinning while APs are starting (main.c starts them before this): a spinning vCPU
- * takes a host CPU from them (AP bring-up at 8 vCPUs on this project's
- * 2-core machine, 30 interleaved boots at host load 5: median 1.61 ms with
- * the boot CPU sleeping here, 1.93 ms with it spinning).  The LAPIC timer
- * that wakes it is not calibrated yet; QEMU's counts nanoseconds of its
- * virtual clock (hw/intc/apic_common.c), 62500 kHz after dividing by 16 as
- * every boot here measures it, so 62500 counts are about 1 ms; any rate
- * would do: the TSC says when the window is over.
+ * spinning while APs are starting (main.c starts them before this): a
+ * spinning vCPU takes a host CPU from them (AP bring-up at 8 vCPUs on this
+ * project's 2-core machine, 30 interleaved boots at host load 5: median
+ * 1.61 ms with the boot CPU sleeping here, 1.93 ms with it spinning).  The
+ * LAPIC timer that wakes it is not calibrated yet; QEMU's counts
+ * nanoseconds of its virtual clock (hw/intc/apic_common.c), 62500 kHz after
+ * dividing by 16 as every boot here measures it, so 62500 counts are about
+ * 1 ms; any rate would do: the TSC says when the window is over.
  */
 #define WAKE_COUNT		62500
 
