@@ -47,6 +47,8 @@
 #define LVT_MASKED			(1u << 16)
 #define LVT_TIMER_PERIODIC		(1u << 17)
 #define LVT_TIMER_TSC_DEADLINE		(2u << 17)
+#define LVT_TIMER_MODE_MASK		(3u << 17)
+#define LVT_VECTOR_MASK			0xffu
 #define ICR_LEVEL_ASSERT		(1u << 14)
 #define ICR_TRIGGER_LEVEL		(1u << 15)
 #define TIMER_DIVIDE_BY_16		0x3
@@ -231,7 +233,7 @@ struct count_reading {
 };
 
 static struct {
-	bool counting;		/* begun, and the timer not re-armed since */
+	bool counting;		/* lapic_timer_count_begin() began it */
 	unsigned int cpu;
 	struct count_reading start;
 } free_count;
@@ -255,11 +257,20 @@ static void read_count(struct count_reading *reading)
 	}
 }
 
-/* Any use of the timer ends a free count on its CPU: the count is then no measurement. */
-static void end_free_count(void)
+/*
+ * Whether this CPU's timer still runs the free count: every other use of
+ * it (a one-shot, periodic or TSC-deadline timer, a stop) leaves another
+ * mode, an unmasked LVT or another initial count, and the count is then no
+ * measurement.  Read from the timer itself, once, at the calibration.
+ */
+static bool free_count_still_running(void)
 {
-	if (__atomic_load_n(&free_count.counting, __ATOMIC_RELAXED) && free_count.cpu == cpu_id())
-		__atomic_store_n(&free_count.counting, false, __ATOMIC_RELAXED);
+	uint32_t lvt = lapic_read(REGISTER_LVT_TIMER);
+
+	return free_count.counting && free_count.cpu == cpu_id() &&
+	       (lvt & (LVT_MASKED | LVT_TIMER_MODE_MASK | LVT_VECTOR_MASK)) ==
+	       (LVT_MASKED | VECTOR_LAPIC_TIMER) &&
+	       lapic_read(REGISTER_TIMER_INITIAL) == FREE_COUNT_START;
 }
 
 void lapic_timer_count_begin(void)
@@ -276,7 +287,7 @@ void lapic_timer_count_begin(void)
 
 void lapic_timer_calibrate(void)
 {
-	bool overlapped = free_count.counting && free_count.cpu == cpu_id();
+	bool overlapped = free_count_still_running();
 	uint64_t window = ns_to_cycles(CALIBRATION_NS), elapsed_ns;
 	struct count_reading end;
 	uint32_t counted;
@@ -315,7 +326,6 @@ uint32_t lapic_timer_current_count(void)
 
 void lapic_timer_oneshot_count(uint32_t count)
 {
-	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
 	lapic_write(REGISTER_TIMER_INITIAL, count ? count : 1);
@@ -337,7 +347,6 @@ void lapic_timer_oneshot(uint64_t nanoseconds)
 
 void lapic_timer_periodic(uint64_t nanoseconds)
 {
-	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_PERIODIC | VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
 	lapic_write(REGISTER_TIMER_INITIAL, timer_count_for(nanoseconds));
@@ -345,7 +354,6 @@ void lapic_timer_periodic(uint64_t nanoseconds)
 
 void lapic_timer_stop(void)
 {
-	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_MASKED | VECTOR_LAPIC_TIMER);
 	lapic_write(REGISTER_TIMER_INITIAL, 0);
 	if (tsc_deadline_supported())
@@ -359,7 +367,6 @@ bool tsc_deadline_supported(void)
 
 void lapic_timer_deadline(uint64_t tsc)
 {
-	end_free_count();
 	lapic_write(REGISTER_LVT_TIMER, LVT_TIMER_TSC_DEADLINE | VECTOR_LAPIC_TIMER);
 	/* The LVT write must be seen before the MSR write (SDM vol 3, 12.5.4.1). */
 	mfence();
