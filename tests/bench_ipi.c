@@ -292,43 +292,34 @@ static bool wait_acknowledged(unsigned int cpu, uint64_t want)
 
 /*
  * Where a round trip's cycles go, each phase's mean over the rounds whose
- * stamps are in order (TSCs compared across CPUs: only where they agree):
- * the sender's ipi_send() (the ICR write wakes the halted target's vCPU),
- * from its return to the handler's entry on the target, the handler up to
- * its kick, from the kick to the sender's wait returning (the spin seeing
- * it, or the kick's wake-up), the trigger's bookkeeping to trigger_finish(),
- * and the loop back to the next send.
+ * stamps are in order (TSCs compared across CPUs: only where they agree),
+ * in the order they happen: the loop from the previous round's end to this
+ * send, the sender's ipi_send() (the ICR write wakes the halted target's
+ * vCPU), from its return to the handler's entry on the target, the handler
+ * up to its kick, from the kick to the sender's wait returning (the spin
+ * seeing it, or the kick's wake-up), and the trigger's bookkeeping to
+ * trigger_finish().  Phase i runs from stamp i to stamp i + 1.
  */
-enum round_phase {
-	PHASE_SEND, PHASE_TO_HANDLER, PHASE_HANDLER, PHASE_TO_WAITER, PHASE_BOOKKEEPING,
-	PHASE_LOOP, PHASE_COUNT
+enum round_stamp {
+	STAMP_PREVIOUS_END, STAMP_BEGIN, STAMP_SENT, STAMP_HANDLED, STAMP_KICKED, STAMP_RETURNED,
+	STAMP_FINISHED, STAMP_COUNT
 };
+#define PHASE_COUNT	(STAMP_COUNT - 1)
 
 static const char *const round_phase_names[PHASE_COUNT] = {
-	"ipi_halted_mean_phase_send", "ipi_halted_mean_phase_to_handler",
-	"ipi_halted_mean_phase_handler", "ipi_halted_mean_phase_to_waiter",
-	"ipi_halted_mean_phase_bookkeeping", "ipi_halted_mean_phase_loop",
+	"ipi_halted_mean_phase_loop", "ipi_halted_mean_phase_send",
+	"ipi_halted_mean_phase_to_handler", "ipi_halted_mean_phase_handler",
+	"ipi_halted_mean_phase_to_waiter", "ipi_halted_mean_phase_bookkeeping",
 };
 
-struct round_stamps {
-	uint64_t begin, sent, handled, kicked, returned, finished;
-};
-
-static bool add_round_phases(uint64_t *sums, const struct round_stamps *round, uint64_t previous)
+static bool add_round_phases(uint64_t *sums, const uint64_t *stamps)
 {
-	const uint64_t in_order[] = { previous, round->begin, round->sent, round->handled,
-				      round->kicked, round->returned, round->finished };
-	static const enum round_phase phase_of[] = {
-		PHASE_LOOP, PHASE_SEND, PHASE_TO_HANDLER, PHASE_HANDLER, PHASE_TO_WAITER,
-		PHASE_BOOKKEEPING,
-	};
-
-	for (size_t i = 1; i < sizeof(in_order) / sizeof(in_order[0]); i++) {
-		if (in_order[i] < in_order[i - 1])
+	for (int i = 1; i < STAMP_COUNT; i++) {
+		if (stamps[i] < stamps[i - 1])
 			return false;
 	}
-	for (size_t i = 1; i < sizeof(in_order) / sizeof(in_order[0]); i++)
-		sums[phase_of[i - 1]] += in_order[i] - in_order[i - 1];
+	for (int i = 1; i < STAMP_COUNT; i++)
+		sums[i - 1] += stamps[i] - stamps[i - 1];
 	return true;
 }
 
@@ -344,22 +335,23 @@ static void ipi_unicast_to_a_halted_cpu_mean(void)
 	__atomic_store_n(&ack_kicks, true, __ATOMIC_RELEASE);
 	begin = cycles();
 	do {
-		struct round_stamps round = { .begin = cycles() };
+		uint64_t round[STAMP_COUNT] = { [STAMP_PREVIOUS_END] = previous,
+						[STAMP_BEGIN] = cycles() };
 		struct trigger_sequence_record sequence;
 
 		ipi_send(1, (unsigned int)bench_vector);
-		round.sent = cycles();
+		round[STAMP_SENT] = cycles();
 		in_time = wait_acknowledged(1, ++want);
-		round.finished = cycles();
+		round[STAMP_FINISHED] = cycles();
 		if (!in_time)
 			break;
 		trigger_last_sequence(cpu_id(), &sequence);
-		round.handled = __atomic_load_n(&arrival[1], __ATOMIC_RELAXED);
-		round.kicked = __atomic_load_n(&kicked_at, __ATOMIC_RELAXED);
-		round.returned = sequence.return_tsc;
-		if (timing && previous && sequence.waits && add_round_phases(phase_sums, &round, previous))
+		round[STAMP_HANDLED] = __atomic_load_n(&arrival[1], __ATOMIC_RELAXED);
+		round[STAMP_KICKED] = __atomic_load_n(&kicked_at, __ATOMIC_RELAXED);
+		round[STAMP_RETURNED] = sequence.return_tsc;
+		if (timing && previous && sequence.waits && add_round_phases(phase_sums, round))
 			stamped++;
-		previous = round.finished;
+		previous = round[STAMP_FINISHED];
 		rounds++;
 		took = cycles() - begin;
 	} while (took < MEAN_WINDOW_CYCLES);
