@@ -434,6 +434,13 @@ void ap_online(struct cpu *cpu)
 void cpu_sleep_at_most_ns(uint64_t nanoseconds)
 {
 	bool enabled = local_irq_save();
+	/*
+	 * The watchdog CPU's tick is put back after the one-shot: stopped, it
+	 * would end the watchdog and the IPI evidence's sweep for the rest of
+	 * the run, after any work that slept there (a 2-CPU run's only helper
+	 * is the watchdog's CPU).
+	 */
+	uint64_t period = timer_period_ns();
 
 	/*
 	 * Armed with interrupts off: if the timer fires before the halt, the
@@ -442,7 +449,10 @@ void cpu_sleep_at_most_ns(uint64_t nanoseconds)
 	timer_oneshot(nanoseconds);
 	enable_interrupts_and_wait();
 	local_irq_disable();
-	timer_stop();
+	if (period)
+		timer_periodic(period);
+	else
+		timer_stop();
 	local_irq_restore(enabled);
 }
 

@@ -26,6 +26,7 @@ void timer_set_tick_watcher(void (*watcher)(void))
 /* The pending one-shot of each CPU, in TSC cycles; 0: none (or periodic). */
 static uint64_t oneshot_due[MAX_CPUS];
 static bool periodic[MAX_CPUS];
+static uint64_t period_ns[MAX_CPUS];	/* timer_periodic()'s last, for timer_period_ns() */
 
 void timer_oneshot(uint64_t nanoseconds)
 {
@@ -50,7 +51,13 @@ void timer_periodic(uint64_t nanoseconds)
 {
 	oneshot_due[cpu_id()] = 0;
 	periodic[cpu_id()] = true;
+	period_ns[cpu_id()] = nanoseconds;
 	arch_timer_periodic(nanoseconds);
+}
+
+uint64_t timer_period_ns(void)
+{
+	return periodic[cpu_id()] ? period_ns[cpu_id()] : 0;
 }
 
 void timer_stop(void)

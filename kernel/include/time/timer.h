@@ -43,6 +43,13 @@ void timer_periodic(uint64_t nanoseconds);
 /** timer_stop - no more timer interrupts on this CPU */
 void timer_stop(void);
 
+/**
+ * timer_period_ns - this CPU's periodic timer's period, 0 if it has none:
+ * for code that programs a one-shot and must put a periodic tick (the
+ * watchdog CPU's) back after it, with timer_periodic()
+ */
+uint64_t timer_period_ns(void);
+
 /* Arch: calibrate, program this CPU's timer. */
 void arch_timer_calibrate(void);
 void arch_timer_oneshot(uint64_t nanoseconds);
