@@ -7,6 +7,7 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
+#include <arch/ipi_evidence.h>
 #include <sync/irq.h>
 #include <boot/options.h>
 #include <smp/smp.h>
@@ -622,6 +623,44 @@ static void work_the_case_before_gave_up_on_has_ended(void)
 			"this case began while the work the case before gave up on still ran");
 }
 
+/*
+ * A work wake that vanished after its ICR write leaves an idle CPU halted,
+ * its work posted and unrun.  It is counted as sent (smp_wake_for_work()),
+ * so the loss is judged, not passed off as a CPU the host did not run: the
+ * watchdog CPU's sweep probes a CPU whose wake is 200 ms old, the probe's
+ * handler finds the wake vector in neither IRR nor ISR, and its interrupt
+ * ends the halt so that the work runs (on the watchdog CPU itself, its
+ * own tick ends the halt, and the idle loop judges what the tick's handler
+ * saw).  The case takes the loss it made; any other still fails it.
+ */
+static void a_lost_work_wake_is_judged_lost_and_the_work_runs(void)
+{
+	int helper = cpu_test_other_cpu();
+	uint64_t start, took;
+	bool ran;
+
+	if (helper < 0)
+		test_skip("one CPU: no other CPU to give work");
+	if (watchdog_cpu() < 0)
+		test_skip("no watchdog CPU (watchdog=off): no sweep to probe the lost wake");
+	slot_test_start();
+	/* Work first, so that the helper is back in its idle loop's halt. */
+	ASSERT_TRUE(smp_run_on((unsigned int)helper, record_cpu, NULL, REMOTE_TIMEOUT_NS));
+	cpu_test_spin_ns(1000000);
+	slot_test_start();
+	smp_test_lose_next_work_wake();
+	start = now_ns();
+	ran = smp_run_on((unsigned int)helper, record_cpu, NULL, REMOTE_TIMEOUT_NS);
+	took = now_ns() - start;
+	EXPECT_TRUE_MSG(ran, "cpu %d never ran the work whose wake IPI was lost", helper);
+	EXPECT_EQ(__atomic_load_n(&slot_test.ran_on, __ATOMIC_ACQUIRE), (unsigned int)helper);
+	/* Only the wake it lost: another loss still fails the case. */
+	EXPECT_EQ(ipi_evidence_take_losses(IPI_EVIDENCE_WAKE, "    # expected: "), 1u);
+	test_diag("cpu %d%s %s the work %llu ms after its wake IPI was lost", helper,
+		  helper == watchdog_cpu() ? " (the watchdog's)" : "",
+		  ran ? "ran" : "was given up on with", (unsigned long long)(took / 1000000));
+}
+
 static const struct test_case smp_cases[] = {
 	TEST_CASE(online_count_matches_the_firmware),
 	TEST_CASE(firmware_cpu_count_agrees_with_qemu),
@@ -642,5 +681,6 @@ static const struct test_case smp_cases[] = {
 	TEST_CASE(a_cpu_late_with_its_work_takes_work_again),
 	TEST_CASE(begun_work_given_up_on_runs_past_its_case),
 	TEST_CASE(work_the_case_before_gave_up_on_has_ended),
+	TEST_CASE(a_lost_work_wake_is_judged_lost_and_the_work_runs),
 };
 TEST_SUITE(smp, smp_cases, NULL, NULL);

@@ -5,6 +5,7 @@
  */
 #include <boot/acpi.h>
 #include <arch/hypervisor.h>
+#include <arch/ipi_evidence.h>
 #include <sync/irq.h>
 #include <log/log.h>
 #include <boot/options.h>
@@ -479,6 +480,13 @@ void cpu_idle_loop(void)
 		 * so no request is slept through.
 		 */
 		local_irq_disable();
+		/*
+		 * Back from a halt with interrupts off, outside any handler:
+		 * where a trigger wait's return judges, so that a work wake
+		 * lost while a tick (the watchdog CPU's) woke the halt anyway
+		 * is named, not only run late (arch/ipi_evidence.h).
+		 */
+		ipi_evidence_judge();
 		requested = __atomic_load_n(&cpu->work.requested, __ATOMIC_ACQUIRE);
 		if (requested == cpu->work.completed) {
 			enable_interrupts_and_wait();
@@ -512,6 +520,25 @@ void cpu_idle_loop(void)
 	}
 }
 
+/*
+ * The work wake is a wake IPI like a trigger's (one vector, VECTOR_WAKE on
+ * x86), and counted as one by the IPI evidence: an idle CPU halts with
+ * interrupts on until it comes, so one that vanished would leave the work
+ * unrun, its requester's time-out saying only "not begun" - a lost IPI
+ * passed off as a host that did not run the CPU.  Counted, it is probed
+ * by the watchdog CPU's sweep once 200 ms old: the probe's handler judges
+ * it lost if the vector is in neither IRR nor ISR, and its interrupt ends
+ * the halt, so the work runs and the case fails naming the loss.
+ */
+static void smp_wake_for_work(unsigned int target)
+{
+	ipi_evidence_kick("cpu_work");
+	ipi_evidence_send_begin(IPI_EVIDENCE_WAKE, target);
+	if (smp_work_wake_test_seam())	/* false: the next wake vanishes after its "send" */
+		arch_wake_cpu(&cpus[target]);
+	ipi_evidence_sent(IPI_EVIDENCE_WAKE, target);
+}
+
 bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argument)
 {
 	struct cpu *cpu;
@@ -527,7 +554,7 @@ bool smp_run_on_async(unsigned int target, void (*function)(void *), void *argum
 	cpu->work.argument = argument;
 	/* Release: the target sees function and argument before the request. */
 	__atomic_fetch_add(&cpu->work.requested, 1, __ATOMIC_RELEASE);
-	arch_wake_cpu(cpu);
+	smp_wake_for_work(target);
 	return true;
 }
 

@@ -117,6 +117,19 @@ bool smp_work_slot_test_seam(void)
 	return !test_break_given(TEST_BREAK_ABANDONED_SLOT);
 }
 
+static bool lose_next_work_wake;
+
+void smp_test_lose_next_work_wake(void)
+{
+	__atomic_store_n(&lose_next_work_wake, true, __ATOMIC_RELEASE);
+}
+
+bool smp_work_wake_test_seam(void)
+{
+	return !__atomic_load_n(&lose_next_work_wake, __ATOMIC_RELAXED) ||
+	       !__atomic_exchange_n(&lose_next_work_wake, false, __ATOMIC_ACQ_REL);
+}
+
 unsigned int smp_test_ap_delay_us(void)
 {
 	return ap_delay_us;

@@ -58,6 +58,16 @@ bool smp_tsc_warp_test_seam(void);
  */
 bool smp_work_slot_test_seam(void);
 
+/**
+ * smp_work_wake_test_seam - the work wake's seam: false once after
+ * smp_test_lose_next_work_wake(), and that wake IPI is not sent (its
+ * sender still counts it sent, as a chipset or hypervisor that dropped it)
+ */
+bool smp_work_wake_test_seam(void);
+
+/** smp_test_lose_next_work_wake - test only: the next work wake IPI any CPU sends vanishes */
+void smp_test_lose_next_work_wake(void);
+
 /** smp_test_ap_delay_us - smp_ap_delay_us=N's N: how long each AP waited before it came online */
 unsigned int smp_test_ap_delay_us(void);
 
