@@ -53,6 +53,7 @@ struct torture_round {
 	volatile unsigned long flag;
 	volatile bool waiter_done;
 	volatile unsigned int ready;	/* both roles arrive before either goes on */
+	volatile bool began[2];		/* the waiter's (0) and the kicker's (1) role began */
 	bool interrupts_off;		/* the waiter waits with interrupts disabled */
 	bool kick_in_window;		/* the kick comes from inside the halt window */
 	volatile bool window_kick_armed;
@@ -63,6 +64,7 @@ struct torture_round {
 	unsigned long late_not_by_kick;	/* ... and not woken by the round's kick */
 	unsigned long not_by_kick;	/* rounds in time whose waiter the kick did not wake */
 	unsigned long slept;		/* rounds in time whose waiter slept (one wait) */
+	unsigned long absent;		/* rounds whose waiter had not begun when it was due */
 	unsigned long lost;		/* rounds whose wake-up was lost */
 	unsigned long unrescued;	/* ... and whose waiter could not be freed */
 };
@@ -73,10 +75,11 @@ static struct torture_round round_state;
  * Both roles start together, so that the kicker's random delay, not the
  * time it took to wake the kicker's CPU, decides where the kick lands.
  */
-static void start_together(void)
+static void start_together(unsigned int role)
 {
 	uint64_t start = now_ns();
 
+	__atomic_store_n(&round_state.began[role], true, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&round_state.ready, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&round_state.ready, __ATOMIC_ACQUIRE) < 2 &&
 	       now_ns() - start < RESCUE_DEADLINE_NS)
@@ -88,7 +91,7 @@ static void torture_waiter(void *argument)
 	unsigned long target = (unsigned long)argument;
 	bool was_enabled = local_irq_save();
 
-	start_together();
+	start_together(0);
 	if (!round_state.interrupts_off)
 		local_irq_enable();
 	trigger_reset(&round_state.trigger);
@@ -149,7 +152,7 @@ static void torture_kicker(void *argument)
 	unsigned long target = (unsigned long)argument;
 	uint64_t start;
 
-	start_together();
+	start_together(1);
 	if (!round_state.kick_in_window) {
 		ndelay(round_state.kick_delay_ns);
 		__atomic_store_n(&round_state.flag, target, __ATOMIC_RELAXED);
@@ -163,6 +166,16 @@ static void torture_kicker(void *argument)
 	if (trigger_test_wait_until(&round_state.waiter_done, PATIENCE_NS)) {
 		round_state.late++;
 		round_state.late_not_by_kick += !woken_by_the_kick(&round_state.record);
+		return;
+	}
+	/*
+	 * A waiter that never began its role was never asleep: no wake-up of
+	 * its was lost.  Its CPU did not take its work - the work wake lost,
+	 * which the IPI evidence judges and its probe rescues, or a vCPU the
+	 * host did not run - and the stuck-role check below waits for it.
+	 */
+	if (!__atomic_load_n(&round_state.began[0], __ATOMIC_ACQUIRE)) {
+		round_state.absent++;
 		return;
 	}
 	round_state.lost++;
@@ -206,7 +219,7 @@ static bool run_role(unsigned int cpu, void (*role)(void *), void *argument)
 }
 
 struct torture_totals {
-	unsigned long rounds, late, late_not_by_kick, not_by_kick, slept, lost, unrescued;
+	unsigned long rounds, late, late_not_by_kick, not_by_kick, slept, absent, lost, unrescued;
 	unsigned long stuck_roles;
 };
 
@@ -239,6 +252,7 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		ASSERT_GE(kicker, 0);
 		round_state.waiter_done = false;
 		round_state.ready = 0;
+		round_state.began[0] = round_state.began[1] = false;
 		round_state.interrupts_off = test_random() % 2;
 		/*
 		 * Before, inside and after the 20 us window and the adaptive
@@ -260,9 +274,19 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 		else if ((unsigned int)kicker == cpu_id())
 			torture_kicker((void *)target);
 		for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-			if (cpu != cpu_id() && (cpu == (unsigned int)waiter || cpu == (unsigned int)kicker) &&
-			    !smp_wait_for(cpu, RESCUE_DEADLINE_NS * 5))
-				totals->stuck_roles++;
+			unsigned int role = cpu == (unsigned int)waiter ? 0 : 1;
+
+			if (cpu == cpu_id() || (cpu != (unsigned int)waiter && cpu != (unsigned int)kicker) ||
+			    smp_wait_for(cpu, RESCUE_DEADLINE_NS * 5))
+				continue;
+			totals->stuck_roles++;
+			test_diag("%s: round %lu: cpu %u, the %s, did not end its role %llu s after "
+				  "the round's own waits; it %s", trigger_backend_name(backend), round,
+				  cpu, role ? "kicker" : "waiter",
+				  (unsigned long long)(RESCUE_DEADLINE_NS * 5 / 1000000000ull),
+				  __atomic_load_n(&round_state.began[role], __ATOMIC_ACQUIRE)
+				  ? "began it" : "never began it: its work wake was lost (the IPI "
+				  "evidence's lines say so) or the host did not run its vCPU");
 		}
 		if (totals->stuck_roles)
 			break;	/* a CPU is wedged: stop before it poisons later rounds */
@@ -272,12 +296,14 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 	totals->late_not_by_kick += round_state.late_not_by_kick;
 	totals->not_by_kick += round_state.not_by_kick;
 	totals->slept += round_state.slept;
+	totals->absent += round_state.absent;
 	totals->lost += round_state.lost;
 	totals->unrescued += round_state.unrescued;
 	round_state.late = 0;
 	round_state.late_not_by_kick = 0;
 	round_state.not_by_kick = 0;
 	round_state.slept = 0;
+	round_state.absent = 0;
 	round_state.lost = 0;
 	round_state.unrescued = 0;
 }
@@ -316,10 +342,11 @@ static void every_wait_ends_for_every_backend(const void *param)
 		trigger_test_break_kicks(false);
 		test_diag("%s: %lu rounds, %lu lost wake-ups, %lu unrescued, %lu stuck CPUs, %lu "
 			  "in time but not woken by the kick, %lu with one wait that slept; %lu late "
-			  "(the host ran the waiter late), %lu of them not woken by the kick%s",
+			  "(the host ran the waiter late), %lu of them not woken by the kick; %lu "
+			  "whose waiter had not begun its role when due%s",
 			  trigger_backend_name(backend), totals.rounds, totals.lost,
 			  totals.unrescued, totals.stuck_roles, totals.not_by_kick, totals.slept,
-			  totals.late, totals.late_not_by_kick,
+			  totals.late, totals.late_not_by_kick, totals.absent,
 			  test_break_given(TEST_BREAK_KICK_FENCE) ?
 			  " (test_break=kick_fence)" : "");
 		EXPECT_EQ(totals.lost, 0u);
