@@ -171,8 +171,9 @@ static void torture_kicker(void *argument)
 	/*
 	 * A waiter that never began its role was never asleep: no wake-up of
 	 * its was lost.  Its CPU did not take its work - the work wake lost,
-	 * which the IPI evidence judges and its probe rescues, or a vCPU the
-	 * host did not run - and the stuck-role check below waits for it.
+	 * which the IPI evidence judges and its probe rescues, interrupts
+	 * off, or a vCPU the host did not run - and the stuck-role check in
+	 * torture_backend() waits for it.
 	 */
 	if (!__atomic_load_n(&round_state.began[0], __ATOMIC_ACQUIRE)) {
 		round_state.absent++;
@@ -285,8 +286,9 @@ static void torture_backend(enum trigger_backend_id backend, unsigned long round
 				  cpu, role ? "kicker" : "waiter",
 				  (unsigned long long)(RESCUE_DEADLINE_NS * 5 / 1000000000ull),
 				  __atomic_load_n(&round_state.began[role], __ATOMIC_ACQUIRE)
-				  ? "began it" : "never began it: its work wake was lost (the IPI "
-				  "evidence's lines say so) or the host did not run its vCPU");
+				  ? "began it" : "never began it: it did not take the work - its work "
+				  "wake lost (a LOST line of the IPI evidence says so), its interrupts "
+				  "off, or its vCPU not run by the host");
 		}
 		if (totals->stuck_roles)
 			break;	/* a CPU is wedged: stop before it poisons later rounds */
