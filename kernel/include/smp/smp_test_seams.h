@@ -6,7 +6,8 @@
  * loop's work slot, each subsystem's behind one named hook that its
  * production code calls and that kernel/smp/smp_test_seams.c implements
  * with the switches' options (test_drop_kick=call|call_once|stop_machine|
- * bringup|tsc_warp, test_late_target=, smp_ap_delay_us=, test_break=abandoned_slot):
+ * bringup|tsc_warp, test_late_target=, smp_ap_delay_us=, test_break=abandoned_slot)
+ * and the work wake's one-shot loss that the smp suite asks for:
  * the switches, their state and their holds live there, not in the call
  * loop, on the AP's way online or in the idle loop.
  * With no switch given each hook returns at once, kicking.  Never for real
