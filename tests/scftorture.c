@@ -408,6 +408,20 @@ static void calls_while_the_machine_stops(void)
 		if (cpu != me)
 			started[cpu] = smp_run_on_async(cpu, scf_worker, NULL);
 	}
+	/*
+	 * The machine stops while the others make calls, not before they
+	 * begin: four stops can end in 8 ms, before a worker that took the
+	 * first stop's IPI in its idle loop has issued its first call (a
+	 * LAVA full run failed so, "0 ops in 8 ms").  A worker that has not
+	 * begun within the time-out is left to the checks below.
+	 */
+	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
+		uint64_t waited_from = now_ns();
+
+		while (started[cpu] && __atomic_load_n(&scf_cpus[cpu].ops, __ATOMIC_RELAXED) == 0 &&
+		       now_ns() - waited_from < CPU_TEST_TIMEOUT_NS)
+			cpu_relax();
+	}
 	cpu_test_budget_start(&budget, deadline_ns);
 	for (; done < stops && !cpu_test_budget_spent(&budget); done++) {
 		if (stop_machine(count_stop, NULL, NULL) != 0)
