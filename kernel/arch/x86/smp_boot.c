@@ -170,7 +170,7 @@ static unsigned int arrivals(void)
  * The trampoline and the set of APs to start, once (an early start and the
  * late one share them); false (said why) if there is no trampoline.
  */
-static bool prepare_start(void)
+bool arch_smp_prepare_start(void)
 {
 	static bool prepared, usable;
 	uint64_t trampoline;
@@ -194,11 +194,6 @@ static bool prepare_start(void)
 	}
 	usable = true;
 	return true;
-}
-
-bool arch_smp_prepare_start(void)
-{
-	return prepare_start();
 }
 
 static bool started_early;
@@ -228,7 +223,7 @@ bool arch_smp_can_start_early(void)
 
 bool arch_smp_start_aps_early(void)
 {
-	if (!prepare_start())
+	if (!arch_smp_prepare_start())
 		return false;
 	send_to_aps(shorthand, APIC_DELIVERY_INIT, false);
 	send_to_aps(shorthand, APIC_DELIVERY_STARTUP | startup_vector, false);
@@ -262,7 +257,7 @@ bool arch_smp_start_aps(void)
 
 	if (started_early)
 		return finish_early_start();
-	if (!prepare_start())
+	if (!arch_smp_prepare_start())
 		return false;
 	send_to_aps(shorthand, APIC_DELIVERY_INIT, false);
 	if (old_cpu && !shorthand) {
