@@ -416,11 +416,8 @@ static void calls_while_the_machine_stops(void)
 	 * begun within the time-out is left to the checks below.
 	 */
 	for (unsigned int cpu = 0; cpu < cpus_present(); cpu++) {
-		uint64_t waited_from = now_ns();
-
-		while (started[cpu] && __atomic_load_n(&scf_cpus[cpu].ops, __ATOMIC_RELAXED) == 0 &&
-		       now_ns() - waited_from < CPU_TEST_TIMEOUT_NS)
-			cpu_relax();
+		if (started[cpu])
+			cpu_test_wait_at_least(&scf_cpus[cpu].ops, 1, CPU_TEST_TIMEOUT_NS);
 	}
 	cpu_test_budget_start(&budget, deadline_ns);
 	for (; done < stops && !cpu_test_budget_spent(&budget); done++) {

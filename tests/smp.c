@@ -643,7 +643,6 @@ static void a_lost_work_wake_is_judged_lost_and_the_work_runs(void)
 		test_skip("one CPU: no other CPU to give work");
 	if (watchdog_cpu() < 0)
 		test_skip("no watchdog CPU (watchdog=off): no sweep to probe the lost wake");
-	slot_test_start();
 	/* Work first, so that the helper is back in its idle loop's halt. */
 	ASSERT_TRUE(smp_run_on((unsigned int)helper, record_cpu, NULL, REMOTE_TIMEOUT_NS));
 	cpu_test_spin_ns(1000000);
