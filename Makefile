@@ -59,7 +59,14 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-
 # kernel/lib also builds for the host, where its libc-named functions are
 # renamed (kernel/lib/host_names.h) and the sanitizers watch it.
 HOST_SANITIZERS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
-HOST_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) $(INCLUDES) -DTRIGOS_HOST_TEST \
+# -O0: the sanitizers watch an unoptimized build as well (ASan finds more:
+# nothing is kept in registers), and make check compiles these 45 files in
+# 13 s of CPU instead of 28 s at -O1, for 1 s more of running them (make
+# test is CPU-bound).  The optimizer's flow warnings (-Wmaybe-uninitialized
+# and the like) still see kernel/lib, in the kernel's -O2 build.  The
+# libFuzzer build is optimized (FUZZ_CFLAGS): its speed is its coverage.
+HOST_OPTIMIZE := -O0
+HOST_CFLAGS := -std=gnu11 $(HOST_OPTIMIZE) -g $(WARNINGS) $(INCLUDES) -DTRIGOS_HOST_TEST \
               -fno-builtin -fno-omit-frame-pointer $(HOST_SANITIZERS) -MMD -MP
 HOST_LIB_CFLAGS := $(HOST_CFLAGS) -include kernel/lib/host_names.h
 
@@ -286,7 +293,8 @@ FUZZ_SECONDS  ?= 30
 FUZZ_CC       ?= clang-14
 # clang has no optimize attribute (lib/string.c uses GCC's to keep its loops
 # from becoming calls to themselves); it is not needed for the host.
-FUZZ_CFLAGS   := $(filter-out $(HOST_SANITIZERS),$(HOST_LIB_CFLAGS)) -Wno-unknown-attributes \
+FUZZ_CFLAGS   := $(filter-out $(HOST_SANITIZERS) $(HOST_OPTIMIZE),$(HOST_LIB_CFLAGS)) -O1 \
+                 -Wno-unknown-attributes \
                  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 HOST_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SOURCES))
 FUZZ_KLIB_OBJECTS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SOURCES) tests/fuzz/common.c)
