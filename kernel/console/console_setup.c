@@ -5,6 +5,7 @@
 #include <log/log.h>
 #include <boot/options.h>
 #include <console/screen_console.h>
+#include <arch/parport.h>
 #include <arch/serial.h>
 #include <lib/console_option.h>
 
@@ -30,13 +31,15 @@ static bool parse_console(const struct cmdline_word *word, const char **error)
 	choice.count++;
 	return true;
 }
-KERNEL_OPTION(console, "ttyS0..ttyS3[,BAUD], fb or auto (the SPCR's UART), one or more words",
+KERNEL_OPTION(console, "ttyS0..ttyS3[,BAUD], fb, auto (the SPCR's UART) or lp0 (LPT1), one or "
+	      "more words",
 	      parse_console);
 
 struct wanted_consoles {
 	bool serial[SERIAL_PORT_COUNT];
 	unsigned int baud[SERIAL_PORT_COUNT];
 	bool screen;
+	bool parallel;		/* lp0: only when named, never by default */
 	bool explicit;		/* from console= words, so a missing one is worth a note */
 };
 
@@ -47,6 +50,7 @@ static void want_everything(struct wanted_consoles *wanted)
 		wanted->baud[port] = CONSOLE_DEFAULT_BAUD;
 	}
 	wanted->screen = true;
+	wanted->parallel = false;	/* never probed unless named */
 	wanted->explicit = false;
 }
 
@@ -67,6 +71,13 @@ static unsigned int apply(const struct wanted_consoles *wanted)
 	}
 	if (wanted->screen && screen_console_init())
 		working++;
+	if (!wanted->parallel)
+		parallel_console_remove();
+	else if (parallel_console_add())
+		working++;
+	else
+		ktap_note("console: lp0 (LPT1, port 0x%x): no parallel port answers; not used",
+			  PARALLEL_PORT_LP0);
 	return working;
 }
 
@@ -82,6 +93,8 @@ static bool want_chosen(struct wanted_consoles *wanted)
 			automatic = true;
 		} else if (spec->kind == CONSOLE_KIND_SCREEN) {
 			wanted->screen = true;
+		} else if (spec->kind == CONSOLE_KIND_PARALLEL) {
+			wanted->parallel = true;
 		} else {
 			wanted->serial[spec->port] = true;
 			wanted->baud[spec->port] = spec->baud;

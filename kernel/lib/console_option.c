@@ -39,6 +39,12 @@ const char *console_spec_parse(const char *value, size_t length, struct console_
 		spec->baud = 0;
 		return NULL;
 	}
+	if (is(value, length, "lp0")) {
+		spec->kind = CONSOLE_KIND_PARALLEL;
+		spec->port = 0;
+		spec->baud = 0;
+		return NULL;
+	}
 	if (is(value, length, "fb") || is(value, length, "tty0")) {
 		spec->kind = CONSOLE_KIND_SCREEN;
 		spec->port = 0;
@@ -46,7 +52,7 @@ const char *console_spec_parse(const char *value, size_t length, struct console_
 		return NULL;
 	}
 	if (length <= SERIAL_PREFIX_LENGTH || memcmp(value, SERIAL_PREFIX, SERIAL_PREFIX_LENGTH) != 0)
-		return "expected ttyS0..ttyS3[,BAUD], fb, tty0 or auto";
+		return "expected ttyS0..ttyS3[,BAUD], fb, tty0, auto or lp0";
 	value += SERIAL_PREFIX_LENGTH;
 	length -= SERIAL_PREFIX_LENGTH;
 	if (value[0] < '0' || value[0] >= '0' + CONSOLE_SERIAL_PORTS ||

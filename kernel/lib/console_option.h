@@ -10,6 +10,8 @@
  *	console=auto		the UART the firmware's SPCR table names (a
  *				server's BMC console, often COM2); without a
  *				usable one, every console as with no console=
+ *	console=lp0		the first parallel port, LPT1 (Bochs writes
+ *				it to a file at once: tools/run uses it there)
  *
  * Several console= words may be given; output goes to all of them.
  */
@@ -23,6 +25,7 @@ enum console_kind {
 	CONSOLE_KIND_SERIAL,
 	CONSOLE_KIND_SCREEN,
 	CONSOLE_KIND_AUTO,	/* the SPCR's UART, known once ACPI is read */
+	CONSOLE_KIND_PARALLEL,	/* lp0, LPT1 */
 };
 
 struct console_spec {
@@ -32,7 +35,7 @@ struct console_spec {
 };
 
 /**
- * console_spec_parse - read "ttyS<N>[,<baud>[n8]]", "fb", "tty0" or "auto"
+ * console_spec_parse - read "ttyS<N>[,<baud>[n8]]", "fb", "tty0", "auto" or "lp0"
  * @value: the characters after "console=" (need not be NUL-terminated)
  * @length: how many
  * @spec: filled in on success

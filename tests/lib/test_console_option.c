@@ -36,6 +36,8 @@ static void screen_names(void)
 	EXPECT_EQ(spec.kind, CONSOLE_KIND_SCREEN);
 	EXPECT_NULL(parse("auto", &spec));
 	EXPECT_EQ(spec.kind, CONSOLE_KIND_AUTO);
+	EXPECT_NULL(parse("lp0", &spec));
+	EXPECT_EQ(spec.kind, CONSOLE_KIND_PARALLEL);
 }
 
 static void bad_values_say_why(void)
@@ -43,6 +45,7 @@ static void bad_values_say_why(void)
 	static const char *const bad[] = {
 		"", "ttyS", "ttyS4", "ttyS12", "ttyS1x", "ttyS1,", "ttyS1,fast",
 		"ttyS1,115201", "ttyS1,230400", "ttyS1,7", "ttyS1,9600e7", "tty1", "fbx", "vga", "autox",
+		"lp1", "lp", "lp0,9600",
 	};
 	struct console_spec spec;
 

@@ -51,6 +51,15 @@ class BochsrcTest(unittest.TestCase):
         self.assertIn("log: -", lines)                    # Bochs's own log: its stderr
         self.assertIn(f"clock: sync=none, time0={bochs.RTC_START}", lines)
         self.assertNotIn("rfb", text)
+        self.assertNotIn("parport", text)                 # the log from COM1
+
+    def test_a_parallel_log_enables_the_first_printer_port(self):
+        text = bochs.bochsrc(config(serial_log="/b/logs/x.com1.log",
+                                    parallel_log="/b/logs/x.log"))
+        self.assertIn('com1: enabled=1, mode=file, dev="/b/logs/x.com1.log"\n', text)
+        self.assertIn('parport1: enabled=1, file="/b/logs/x.log"\n', text)
+        with self.assertRaisesRegex(bochs.BochsError, "cannot be written"):
+            bochs.bochsrc(config(parallel_log="/b/$X.log"))
 
     def test_options_reach_the_cpu_line(self):
         text = bochs.bochsrc(config(cpus=4, memory=512, model="ryzen", ips=200000000))
@@ -84,8 +93,8 @@ class GrubCfgTest(unittest.TestCase):
         self.assertTrue(text.startswith("# the ISO's own grub.cfg\nserial --unit=0"))
         self.assertIn("insmod multiboot2\n", text)
         self.assertEqual(text.count("menuentry"), 1)
-        self.assertIn("\tmultiboot2 /boot/trigos.elf 'machine=bochs' 'test=trigger*,smp' "
-                      "'seed=7' 'cpus=2'\n", text)
+        self.assertIn("\tmultiboot2 /boot/trigos.elf 'machine=bochs' 'console=lp0' "
+                      "'test=trigger*,smp' 'seed=7' 'cpus=2'\n", text)
         self.assertNotIn("exit=halt", text)
 
     def test_no_video_modules_are_loaded(self):
@@ -95,12 +104,28 @@ class GrubCfgTest(unittest.TestCase):
         self.assertIn("terminal_output serial console\n", text)
 
     def test_machine_bochs_comes_first_so_the_command_line_may_override_it(self):
-        self.assertEqual(bochs.kernel_words("machine=auto"), ["machine=bochs", "machine=auto"])
-        self.assertEqual(bochs.kernel_words(None), ["machine=bochs"])
+        self.assertEqual(bochs.kernel_words("machine=auto", port="com1"),
+                         ["machine=bochs", "machine=auto"])
+        self.assertEqual(bochs.kernel_words(None, port="com1"), ["machine=bochs"])
+
+    def test_the_log_port_adds_console_lp0_unless_the_command_line_names_consoles(self):
+        self.assertEqual(bochs.kernel_words("seed=1"), ["machine=bochs", "console=lp0", "seed=1"])
+        self.assertEqual(bochs.kernel_words("seed=1", port="com1"), ["machine=bochs", "seed=1"])
+        self.assertEqual(bochs.kernel_words("console=ttyS0"), ["machine=bochs", "console=ttyS0"])
+        self.assertEqual(bochs.kernel_words("console=lp0 console=ttyS0"),
+                         ["machine=bochs", "console=lp0", "console=ttyS0"])
+
+    def test_the_command_lines_consoles_choose_the_log_port(self):
+        self.assertEqual(bochs.log_port(None), "lp0")
+        self.assertEqual(bochs.log_port("seed=1", "com1"), "com1")
+        self.assertEqual(bochs.log_port("console=ttyS0"), "com1")
+        self.assertEqual(bochs.log_port("console=ttyS0 console=lp0", "com1"), "lp0")
+        with self.assertRaisesRegex(bochs.BochsError, "not one of lp0, com1"):
+            bochs.log_port("", "lp1")
 
     def test_grub_metacharacters_stay_literal(self):
         text = bochs.grub_cfg(ISO_CFG, "a=$x;b b=c|d test=?x*")
-        self.assertIn("'machine=bochs' 'a=$x;b' 'b=c|d' 'test=?x*'", text)
+        self.assertIn("'machine=bochs' 'console=lp0' 'a=$x;b' 'b=c|d' 'test=?x*'", text)
 
     def test_words_grub_would_escape_are_refused(self):
         for word in ('label="two words"', "it's", "a\\b"):
@@ -250,6 +275,7 @@ class JudgeTest(unittest.TestCase):
     def test_the_bochs_log_lives_beside_the_serial_log(self):
         self.assertEqual(run_bochs.bochs_log_path("build/logs/x.log"), "build/logs/x.bochs.log")
         self.assertEqual(run_bochs.bochs_log_path("out.txt"), "out.txt.bochs.log")
+        self.assertEqual(run_bochs.com1_log_path("build/logs/x.log"), "build/logs/x.com1.log")
 
 
 class RefusedOptionsTest(unittest.TestCase):
@@ -302,6 +328,8 @@ FAKE_BOCHS = textwrap.dedent(r'''
     rc = open(sys.argv[sys.argv.index("-f") + 1]).read()
     cpus = int(re.search(r"cpu: count=(\d+)", rc).group(1))
     serial = re.search(r'com1: .*dev="([^"]*)"', rc).group(1)
+    parallel = re.search(r'parport1: .*file="([^"]*)"', rc)
+    kernel_log = parallel.group(1) if parallel else serial
     iso = re.search(r'ata0-master: .*path="([^"]*)"', rc).group(1)
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(["xorriso", "-osirrox", "on", "-indev", iso, "-extract",
@@ -317,13 +345,14 @@ FAKE_BOCHS = textwrap.dedent(r'''
         sys.stderr.write(text)
         sys.stderr.flush()
 
-    def say(text):
-        with open(serial, "a") as out:
+    def say(text, where=None):
+        with open(where or kernel_log, "a") as out:
             out.write(text)
 
     log("00000000000i[SYS   ] bx_pc_system_c::Reset(HARDWARE) called\n")
     head = "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: alpha\n    1..1\n"
-    say("  Booting `trigos under Bochs'\n\n" + head + "    # machine: bochs\n")
+    say("  Booting `trigos under Bochs'\n\n", serial)
+    say(head + "    # machine: bochs\n")
     if mode in ("pass", "fail"):
         word = mode.upper()
         say("    %sok 1 one\n%sok 1 alpha\n# Totals: pass:%d fail:%d skip:0 total:1\n"
@@ -413,10 +442,22 @@ class FakeBochsRunTest(unittest.TestCase):
         self.assertTrue(log.endswith("# RESULT: PASS\n"))
         stderr = result.stderr.decode()
         self.assertIn("run: bochs -q -f ", stderr)
-        self.assertIn("command line: machine=bochs fake=pass", stderr)
+        self.assertIn("command line: machine=bochs console=lp0 fake=pass", stderr)
+        self.assertIn("the log from lp0, COM1's (GRUB's) in ", stderr)
+        with open(os.path.join(self.dir, "logs", "pass.com1.log")) as com1:
+            self.assertEqual(com1.read(), "  Booting `trigos under Bochs'\n\n")
+        self.assertTrue(log.startswith("KTAP version 1\n"))
         self.assertRegex(stderr, r"run: PASS \(Bochs: shutdown-port\) in [0-9.]+ s")
         with open(os.path.join(self.dir, "logs", "pass.bochs.log")) as own:
             self.assertIn("Shutdown port: shutdown requested", own.read())
+
+    def test_the_log_from_com1_when_asked(self):
+        result, log = self.run_tool("pass", "--bochs-log-port", "com1", name="com1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(log.startswith("  Booting `trigos under Bochs'\n\nKTAP version 1\n"))
+        self.assertTrue(log.endswith("# RESULT: PASS\n"))
+        self.assertIn(b"command line: machine=bochs fake=pass", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "logs", "com1.com1.log")))
 
     def test_every_end(self):
         expected = {"fail": 1, "reset": 7, "poweroff": 8, "halt": 9, "panic": 5, "quit": 5}
@@ -465,7 +506,9 @@ class FakeBochsRunTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         text = result.stdout.decode()
         self.assertIn("cpu: count=4, ips=100000000, model=ryzen, reset_on_triple_fault=1\n", text)
-        self.assertIn("\tmultiboot2 /boot/trigos.elf 'machine=bochs' 'seed=3'\n", text)
+        self.assertIn("\tmultiboot2 /boot/trigos.elf 'machine=bochs' 'console=lp0' 'seed=3'\n",
+                      text)
+        self.assertIn("parport1: enabled=1, file=", text)
         self.assertIn("serial --unit=0 --speed=115200", text)   # the ISO's own settings
         self.assertIn("bochs -q -f BOCHSRC -rc DEBUGGER-COMMANDS", text)
 

@@ -116,8 +116,8 @@ class Bochs30Test(unittest.TestCase):
         self.assertNotIn("-rc", run_bochs.bochs_command(config, "RC", "DBG"))
 
     def test_the_kernel_is_told_which_bochs(self):
-        self.assertEqual(bochs.kernel_words("x=1", "3.0"), ["machine=bochs-3.0", "x=1"])
-        self.assertEqual(bochs.kernel_words(None), ["machine=bochs"])
+        self.assertEqual(bochs.kernel_words("x=1", "3.0", "com1"), ["machine=bochs-3.0", "x=1"])
+        self.assertEqual(bochs.kernel_words(None, port="com1"), ["machine=bochs"])
 
     def test_models_of_each_release(self):
         bochs.bochsrc(bochs.BochsConfig(iso="/i", serial_log="/l", release="3.0",

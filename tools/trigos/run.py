@@ -399,6 +399,12 @@ def parse_args(argv=None):
     parser.add_argument("--bochs-ips", type=int, default=bochs.DEFAULT_IPS, metavar="N",
                         help=f"Bochs instructions per simulated second, the TSC rate "
                              f"(default {bochs.DEFAULT_IPS})")
+    parser.add_argument("--bochs-log-port", default=bochs.DEFAULT_LOG_PORT,
+                        choices=bochs.LOG_PORTS,
+                        help="where the log comes from under Bochs: lp0 (default; the kernel "
+                             "is passed console=lp0, GRUB's output goes to NAME.com1.log) or "
+                             "com1 (slower: Bochs's UART sends a byte every 87 simulated us); "
+                             "console= words in --cmdline choose instead")
     parser.add_argument("--cpus", type=int, default=2, metavar="N",
                         help="number of CPUs (-smp N; default 2)")
     parser.add_argument("--smp", metavar="STRING",
@@ -714,12 +720,13 @@ QEMU_ONLY_OPTIONS = {
     "cpu": ("--cpu", "that is a QEMU CPU model: use --bochs-cpu"),
     "qemu_arg": ("--qemu-arg", "those are QEMU's arguments"),
     "acpi_tables": ("--acpi-tables", "the tables come through GRUB on a QEMU disk"),
-    "serial": ("--serial", "Bochs's COM1 is the log"),
+    "serial": ("--serial", "Bochs's lp0 or COM1 is the log (--bochs-log-port)"),
     "screendump": ("--screendump", "the picture is taken through QEMU's monitor"),
     "gdb": ("--gdb", "Debian's Bochs 2.7 is built without its gdb stub"),
     "stall_vcpus": ("--stall-vcpus", "Bochs runs every CPU on one host thread"),
 }
-BOCHS_ONLY_OPTIONS = {"bochs_cpu": "--bochs-cpu", "bochs_ips": "--bochs-ips"}
+BOCHS_ONLY_OPTIONS = {"bochs_cpu": "--bochs-cpu", "bochs_ips": "--bochs-ips",
+                      "bochs_log_port": "--bochs-log-port"}
 
 
 def refuse_other_emulators_options(args):

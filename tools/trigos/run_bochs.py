@@ -38,10 +38,19 @@ from .run_common import (EXIT_HALTED, EXIT_NO_VERDICT, EXIT_PASS, EXIT_POWEROFF,
 BOCHS_TERMINAL = "vt100"        # what the term display library is told it draws on
 
 
-def bochs_log_path(log_path):
-    """Where Bochs's own log goes: beside the serial log, NAME.bochs.log."""
+def _beside(log_path, suffix):
     stem = log_path[:-len(".log")] if log_path.endswith(".log") else log_path
-    return stem + ".bochs.log"
+    return stem + suffix
+
+
+def bochs_log_path(log_path):
+    """Where Bochs's own log goes: beside the run's log, NAME.bochs.log."""
+    return _beside(log_path, ".bochs.log")
+
+
+def com1_log_path(log_path):
+    """Where COM1's output goes when the log comes from lp0: NAME.com1.log."""
+    return _beside(log_path, ".com1.log")
 
 
 def bochs_binary(release):
@@ -69,10 +78,14 @@ def check_bochs_prerequisites(iso, release=bochs.RELEASE_SYSTEM):
 def bochs_setup(args, log_path, derive):
     """(BochsConfig, grub.cfg text) for @args; with @derive the ISO copy is made."""
     try:
+        port = bochs.log_port(args.cmdline, args.bochs_log_port)
         cfg_text = bochs.grub_cfg(bochs.read_iso_file(args.iso, "/boot/grub/grub.cfg"),
-                                  args.cmdline, bochs_release(args))
+                                  args.cmdline, bochs_release(args), port)
         iso = (bochs.derive_iso if derive else bochs.derived_iso_path)(args.iso, cfg_text)
-        config = bochs.BochsConfig(iso=iso, serial_log=os.path.abspath(log_path),
+        log = os.path.abspath(log_path)
+        config = bochs.BochsConfig(iso=iso,
+                                   serial_log=com1_log_path(log) if port == "lp0" else log,
+                                   parallel_log=log if port == "lp0" else None,
                                    cpus=args.cpus, memory=args.memory, model=args.bochs_cpu,
                                    ips=args.bochs_ips, release=bochs_release(args))
         bochs.bochsrc(config)           # refuses what it cannot write
@@ -227,18 +240,22 @@ def run_bochs(config, args, log_path, workdir):
     with open(rc_file, "w", encoding="utf-8") as commands:
         commands.write(bochs.DEBUGGER_COMMANDS)
     own_log_path = bochs_log_path(log_path)
+    port = "lp0" if config.parallel_log else "com1"
     command = bochs_command(config, bochsrc_file, rc_file)
     print(f"run: {shlex.join(command)}", file=sys.stderr)
     print(f"run: Bochs {config.release} {config.model}, {config.cpus} CPUs, ips {config.ips}; "
           f"ISO {config.iso} (command line: "
-          f"{' '.join(bochs.kernel_words(args.cmdline, config.release))}); Bochs's log: "
-          f"{own_log_path}", file=sys.stderr, flush=True)
+          f"{' '.join(bochs.kernel_words(args.cmdline, config.release, port))}); the log from "
+          f"{port}" + (f", COM1's (GRUB's) in {config.serial_log}" if config.parallel_log
+                       else "") + f"; Bochs's log: {own_log_path}", file=sys.stderr, flush=True)
     watcher = bochs.BochsLog(config.cpus)
     started = time.monotonic()
     try:
-        # Bochs opens the serial log at the first byte: an old log must never pass for this
-        # run's, and the reader needs a file to follow from the start.
+        # Bochs opens the log (and COM1's) at the first byte: an old log must never pass
+        # for this run's, and the reader needs a file to follow from the start.
         open(log_path, "wb").close()
+        if config.parallel_log:
+            open(config.serial_log, "wb").close()
         serial = open(log_path, "rb")
         own_log = open(own_log_path, "wb")
     except OSError as error:
@@ -277,7 +294,10 @@ def run_bochs(config, args, log_path, workdir):
         if watcher.errors:
             print(f"run: the last errors in Bochs's log {own_log_path}:\n" +
                   "\n".join(f"  | {line}" for line in watcher.errors), file=sys.stderr)
-        print_tail(log_path)
+        print_tail(log_path, port)
+        if config.parallel_log:
+            # What the kernel printed before it read console=lp0 (a panic that early).
+            print_tail(config.serial_log, "COM1")
     shown = {EXIT_TIMEOUT: verdict.RUN_STATUS_WORDS[EXIT_TIMEOUT],
              EXIT_NO_VERDICT: "NO VERDICT"}.get(code, word)
     print(f"run: {shown} (Bochs: {watcher.ended or 'no end in its log'}) in {elapsed:.2f} s; "

@@ -113,10 +113,10 @@ def tail(path, count=TAIL_LINES):
     return [printable(line.rstrip("\r")) for line in lines[-count:]]
 
 
-def print_tail(log_path):
+def print_tail(log_path, port="the serial port"):
     lines = tail(log_path)
     if not lines:
-        print(f"run: the log {log_path} is empty: nothing came out of the serial port",
+        print(f"run: the log {log_path} is empty: nothing came out of {port}",
               file=sys.stderr)
         return
     print(f"run: the last {len(lines)} lines of {log_path}:", file=sys.stderr)
