@@ -46,13 +46,28 @@ static bool lp0_present(void)
 	return inb(LP0_PORT + REGISTER_DATA) == 0xa5;
 }
 
-static void lp0_put(char character)
+/*
+ * A port with no printer on it may read busy for ever (the line floats): after
+ * one wait that ran out, bytes go out without waiting, so that naming lp0
+ * there costs one bounded wait, not one per byte.
+ */
+static bool never_ready;
+
+static void lp0_wait_until_ready(void)
 {
+	if (never_ready)
+		return;
 	for (int wait = 0; wait < READY_WAIT_LIMIT; wait++) {
 		if (inb(LP0_PORT + REGISTER_STATUS) & STATUS_NOT_BUSY)
-			break;
+			return;
 		arch_cpu_relax();
 	}
+	never_ready = true;
+}
+
+static void lp0_put(char character)
+{
+	lp0_wait_until_ready();
 	outb(LP0_PORT + REGISTER_DATA, (uint8_t)character);
 	/* A status read (about 1 us on ISA) holds data, then strobe, long enough. */
 	(void)inb(LP0_PORT + REGISTER_STATUS);
