@@ -498,6 +498,10 @@ class FakeBochsRunTest(unittest.TestCase):
         made = set(os.listdir(cache)) - before
         self.assertEqual(len(made), 2, made)
         self.assertTrue(all(name.endswith(".iso") for name in made), made)
+        for name in made:       # the sparse tail that keeps Bochs's simulated seeks short
+            status = os.stat(os.path.join(cache, name))
+            self.assertEqual(status.st_size, bochs.CD_IMAGE_PADDED_BYTES)
+            self.assertLess(status.st_blocks * 512, 16 << 20)
 
     def test_dry_run_prints_the_bochsrc_the_grub_cfg_and_the_command(self):
         result = subprocess.run([sys.executable, RUN, "--emulator", "bochs", "--iso", self.iso,
