@@ -25,13 +25,12 @@ void timer_set_tick_watcher(void (*watcher)(void))
 
 /* The pending one-shot of each CPU, in TSC cycles; 0: none (or periodic). */
 static uint64_t oneshot_due[MAX_CPUS];
-static bool periodic[MAX_CPUS];
-static uint64_t period_ns[MAX_CPUS];	/* timer_periodic()'s last, for timer_period_ns() */
+static uint64_t period_ns[MAX_CPUS];	/* the periodic timer's period; 0: not periodic */
 
 void timer_oneshot(uint64_t nanoseconds)
 {
 	oneshot_due[cpu_id()] = cycles() + ns_to_cycles(nanoseconds);
-	periodic[cpu_id()] = false;
+	period_ns[cpu_id()] = 0;
 	arch_timer_oneshot(nanoseconds);
 }
 
@@ -40,7 +39,7 @@ void timer_oneshot_no_later_than(uint64_t nanoseconds)
 	uint64_t due = oneshot_due[cpu_id()];
 
 	/* A periodic timer (the watchdog's) already bounds any wait. */
-	if (periodic[cpu_id()])
+	if (period_ns[cpu_id()])
 		return;
 	if (due && due <= cycles() + ns_to_cycles(nanoseconds))
 		return;
@@ -50,20 +49,19 @@ void timer_oneshot_no_later_than(uint64_t nanoseconds)
 void timer_periodic(uint64_t nanoseconds)
 {
 	oneshot_due[cpu_id()] = 0;
-	periodic[cpu_id()] = true;
 	period_ns[cpu_id()] = nanoseconds;
 	arch_timer_periodic(nanoseconds);
 }
 
 uint64_t timer_period_ns(void)
 {
-	return periodic[cpu_id()] ? period_ns[cpu_id()] : 0;
+	return period_ns[cpu_id()];
 }
 
 void timer_stop(void)
 {
 	oneshot_due[cpu_id()] = 0;
-	periodic[cpu_id()] = false;
+	period_ns[cpu_id()] = 0;
 	arch_timer_stop();
 }
 
@@ -72,7 +70,7 @@ void timer_tick(void)
 	void (*hook)(void) = __atomic_load_n(&tick_hook, __ATOMIC_ACQUIRE);
 	void (*watcher)(void) = __atomic_load_n(&tick_watcher, __ATOMIC_ACQUIRE);
 
-	if (!periodic[cpu_id()])
+	if (!period_ns[cpu_id()])
 		oneshot_due[cpu_id()] = 0;
 	this_cpu()->timer_ticks++;
 	if (hook)
@@ -80,6 +78,6 @@ void timer_tick(void)
 	if (watcher)
 		watcher();
 	/* The one periodic tick: an untimed wait's wake-up gets its probe here. */
-	if (periodic[cpu_id()])
+	if (period_ns[cpu_id()])
 		ipi_evidence_sweep();
 }

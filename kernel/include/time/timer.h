@@ -37,7 +37,7 @@ void timer_oneshot(uint64_t nanoseconds);
 /** timer_oneshot_no_later_than - a one-shot at @nanoseconds unless one is due sooner */
 void timer_oneshot_no_later_than(uint64_t nanoseconds);
 
-/** timer_periodic - an interrupt every @nanoseconds */
+/** timer_periodic - an interrupt every @nanoseconds (more than 0) */
 void timer_periodic(uint64_t nanoseconds);
 
 /** timer_stop - no more timer interrupts on this CPU */
