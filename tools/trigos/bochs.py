@@ -219,12 +219,16 @@ DEBUGGER_COMMANDS = "c\n"
 
 # --- The boot medium ----------------------------------------------------------
 
+def _console_words(cmdline):
+    return [word for word in (cmdline or "").split() if word.startswith("console=")]
+
+
 def log_port(cmdline, requested=DEFAULT_LOG_PORT):
     """Where the log comes from (LOG_PORTS): @requested, unless @cmdline names its own
     consoles (console= words), whose lp0 or else COM1 the kernel then prints to (pure)."""
     if requested not in LOG_PORTS:
         raise BochsError(f"the log port {requested!r} is not one of {', '.join(LOG_PORTS)}")
-    consoles = [word for word in (cmdline or "").split() if word.startswith("console=")]
+    consoles = _console_words(cmdline)
     if not consoles:
         return requested
     return "lp0" if "console=lp0" in consoles else "com1"
@@ -240,7 +244,7 @@ def kernel_words(cmdline, release=RELEASE_SYSTEM, port=DEFAULT_LOG_PORT):
     written.
     """
     words = [KERNEL_WORDS[release]]
-    if port == "lp0" and not any(word.startswith("console=") for word in (cmdline or "").split()):
+    if port == "lp0" and not _console_words(cmdline):
         words.append("console=lp0")
     for word in (cmdline or "").split():
         bad = sorted({char for char in word if char in GRUB_ESCAPED})
