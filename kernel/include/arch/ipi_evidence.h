@@ -62,7 +62,9 @@ void ipi_evidence_last_wake(enum ipi_evidence_kind kind, struct ipi_evidence_wak
 /**
  * ipi_evidence_should_lose - test only (test_lose=): whether this send of
  * @kind to @cpu is to vanish after its ICR write, as a lossy chipset or
- * hypervisor would lose it.  The one seam of every IPI-loss switch.
+ * hypervisor would lose it.  The seam of every test_lose_*= switch; the
+ * smp suite's one-shot loss of a work wake is smp_work_wake_test_seam()'s
+ * (smp/smp_test_seams.h), so that these switches lose no work wakes.
  */
 bool ipi_evidence_should_lose(enum ipi_evidence_kind kind, unsigned int cpu);
 
